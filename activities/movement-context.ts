@@ -1,0 +1,60 @@
+// What a movement is told when it starts (and nothing else): the enrichedInstruction, lessons,
+// checklists, feedback addressed to it, git status where asked. And what it passes on when it ends.
+import type { PieceMovement } from '../core/types.js';
+import type { Db } from '../db/database.js';
+import { lastComments } from '../db/repositories/index.js';
+import { addFeedback, addLessons, latestFeedbackFor, listLessons } from '../db/repositories/lessons.repo.js';
+import type { AgentLoopResult } from '../engine/agent-loop.js';
+import { renderChecklists } from '../engine/checklists.js';
+import { buildEnrichedInstruction, RECENT_COMMENT_COUNT } from '../engine/enriched-instruction.js';
+import { describeGitStatus } from '../engine/git-status.js';
+import { appendLessonsLog, capLessons, lessonsOfMovement } from '../engine/lessons.js';
+import { buildMovementPrompt } from '../engine/movement-prompt.js';
+import { listDir, type Workspace } from '../engine/tools/workspace.js';
+
+export async function buildMovementUserPrompt(
+  db: Db,
+  job: { id: string; instruction: string },
+  movement: PieceMovement,
+  workspace: Workspace,
+  now: Date,
+): Promise<string> {
+  const [comments, inputFiles, outputFiles, lessons, feedback, checklists, gitStatus] = await Promise.all([
+    lastComments(db, job.id, RECENT_COMMENT_COUNT),
+    listDir(workspace, 'input'),
+    listDir(workspace, 'output'),
+    listLessons(db, job.id),
+    latestFeedbackFor(db, job.id, movement.name),
+    renderChecklists(workspace.root),
+    movement.include_git_status ? describeGitStatus(workspace.root) : Promise.resolve(null),
+  ]);
+  const enriched = buildEnrichedInstruction({ now, instruction: job.instruction, comments, inputFiles, outputFiles });
+  return buildMovementPrompt({
+    enriched,
+    movement,
+    lessons: capLessons(lessons.map((l) => l.text)),
+    feedback,
+    checklists,
+    gitStatus,
+  });
+}
+
+/** Stores lessons (DB + logs/lessons.jsonl) and, for a verify movement sending the job back, feedback. */
+export async function recordMovementHandoff(
+  db: Db,
+  ctx: { jobId: string; movementRunId: string; movement: PieceMovement; workspace: Workspace; now: Date; movementNames: string[] },
+  result: AgentLoopResult,
+): Promise<void> {
+  const lessons = lessonsOfMovement(result.next, result.lessons, result.summary);
+  await addLessons(db, { jobId: ctx.jobId, movementRunId: ctx.movementRunId, movement: ctx.movement.name, texts: lessons });
+  await appendLessonsLog(ctx.workspace.root, ctx.movement.name, lessons, ctx.now);
+  if (ctx.movement.verify && result.next && ctx.movementNames.includes(result.next) && result.summary.trim()) {
+    await addFeedback(db, {
+      jobId: ctx.jobId,
+      movementRunId: ctx.movementRunId,
+      fromMovement: ctx.movement.name,
+      toMovement: result.next,
+      text: result.summary,
+    });
+  }
+}

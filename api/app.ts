@@ -1,0 +1,59 @@
+// The HTTP API app: routes, auth, and one error format for everything that can go wrong.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Client } from '@temporalio/client';
+import { bodyLimit } from 'hono/body-limit';
+import type { MaestroConfig } from '../config/config.js';
+import type { Db } from '../db/database.js';
+import { bearerAuth } from './auth.js';
+import { ApiError, InvalidRequestError, errorResponse, formatZodIssues } from './errors.js';
+import { registerCommentRoutes } from './routes/comments.routes.js';
+import { registerJobRoutes } from './routes/jobs.routes.js';
+import { registerMetaRoutes } from './routes/meta.routes.js';
+import { registerPieceRoutes } from './routes/pieces.routes.js';
+
+export interface ApiDeps {
+  db: Db;
+  client: Client;
+  config: MaestroConfig;
+  /** Per-request limit on Temporal calls (start, signal); default 10 s. */
+  temporalTimeoutMs?: number;
+}
+
+/** Generous for a 100k-char instruction or a big piece, small enough to refuse junk early. */
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+// startApiServer reads this to refuse a public listener on an app built without a token.
+const appTokens = new WeakMap<object, string | undefined>();
+
+export function appHasToken(app: object): boolean | undefined {
+  return appTokens.has(app) ? Boolean(appTokens.get(app)) : undefined;
+}
+
+export function createApiApp(deps: ApiDeps): OpenAPIHono {
+  const app = new OpenAPIHono({
+    defaultHook: (result) => {
+      if (!result.success) throw new InvalidRequestError(formatZodIssues(result.error.issues), { cause: result.error });
+    },
+  });
+  appTokens.set(app, deps.config.api.token);
+
+  app.onError((err, c) => errorResponse(c, err));
+  app.notFound((c) => errorResponse(c, new ApiError(404, 'not_found', `no route ${c.req.method} ${c.req.path}`)));
+
+  app.use('/api/*', bearerAuth(deps.config.api.token));
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError(413, 'payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+
+  registerMetaRoutes(app);
+  registerJobRoutes(app, deps);
+  registerCommentRoutes(app, deps);
+  registerPieceRoutes(app);
+  return app;
+}

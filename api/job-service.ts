@@ -1,0 +1,180 @@
+// What the API does beyond validation: submitting jobs and delivering comments.
+// Order matters in both: Postgres first, then Temporal, so nothing is lost when Temporal is slow or down.
+import { randomUUID } from 'node:crypto';
+import { mkdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { MaestroConfig } from '../config/config.js';
+import { homePaths } from '../config/config.js';
+import type { JobView, Piece } from '../core/types.js';
+import { SEARCH_ATTRIBUTES, TERMINAL_STATUSES, workflowIdForJob } from '../core/types.js';
+import type { Db } from '../db/database.js';
+import type { CommentView } from '../db/repositories/index.js';
+import { addComment, addEvent, getJob, insertJob, updateJobState } from '../db/repositories/index.js';
+import { parsePiece, resolvePiece } from '../engine/piece/piece-loader.js';
+import { prepareWorkspace } from '../engine/tools/workspace.js';
+import { ApiError, InvalidRequestError, NotFoundError, WorkflowStartError } from './errors.js';
+
+export interface JobServiceDeps {
+  db: Db;
+  client: Client;
+  config: MaestroConfig;
+  /** How long one Temporal call from a request may take (the client retries until then). Default 10 s. */
+  temporalTimeoutMs?: number;
+}
+
+export interface SubmitJobInput {
+  /** A built-in piece name or a path to a YAML file. */
+  piece: string | undefined;
+  pieceYaml?: string;
+  instruction: string;
+  workspace?: string;
+  parentId?: string;
+}
+
+const TEMPORAL_CALL_MS = 10_000;
+
+const statusKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, SearchAttributeType.KEYWORD);
+const pieceKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.piece, SearchAttributeType.KEYWORD);
+
+async function loadRequestedPiece(input: SubmitJobInput): Promise<Piece> {
+  if (input.pieceYaml !== undefined && input.piece !== undefined) {
+    throw new InvalidRequestError('piece: give exactly one of piece or pieceYaml');
+  }
+  if (input.pieceYaml !== undefined) return parsePiece(input.pieceYaml, 'pieceYaml');
+  if (input.piece === undefined || input.piece.trim() === '') {
+    throw new InvalidRequestError('piece: give a built-in piece name, a path, or pieceYaml');
+  }
+  // Only YAML files: the loader quotes what it read in its errors, so any other file would leak.
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(input.piece) && !/\.ya?ml$/i.test(input.piece)) {
+    throw new InvalidRequestError('piece: give a built-in piece name or the path of a .yaml/.yml file');
+  }
+  return (await resolvePiece(input.piece)).piece;
+}
+
+export async function submitJob(deps: JobServiceDeps, input: SubmitJobInput): Promise<JobView> {
+  const { db, client, config } = deps;
+  if (!input.instruction || input.instruction.trim() === '') {
+    throw new InvalidRequestError('instruction: must not be empty');
+  }
+  const piece = await loadRequestedPiece(input);
+
+  if (input.parentId !== undefined && !(await getJob(db, input.parentId))) {
+    throw new InvalidRequestError(`parentId: no job ${input.parentId}`);
+  }
+
+  const id = randomUUID();
+  const workspaceDir = input.workspace
+    ? path.resolve(input.workspace)
+    : path.join(homePaths(config.home).workspaces, id);
+  try {
+    await createDirectories(workspaceDir);
+    await prepareWorkspace(workspaceDir);
+  } catch (err) {
+    throw new ApiError(400, 'invalid_workspace', `workspace: cannot prepare ${workspaceDir}: ${(err as Error).message}`, undefined, { cause: err });
+  }
+
+  const workflowId = workflowIdForJob(id);
+  const job = await insertJob(db, {
+    id,
+    parentId: input.parentId ?? null,
+    pieceName: piece.name,
+    piece,
+    instruction: input.instruction,
+    workspace: workspaceDir,
+    workflowId,
+  });
+  await addEvent(db, { jobId: id, type: 'job.submitted', data: { piece: piece.name, workspace: workspaceDir, parentId: input.parentId ?? null } });
+
+  try {
+    await client.withDeadline(Date.now() + (deps.temporalTimeoutMs ?? TEMPORAL_CALL_MS), () =>
+      client.workflow.start('jobWorkflow', {
+        taskQueue: config.temporal.taskQueue,
+        workflowId,
+        args: [{ jobId: id, piece, options: { heartbeatTimeoutSeconds: config.heartbeatTimeoutSeconds } }],
+        typedSearchAttributes: [
+          { key: statusKey, value: 'queued' },
+          { key: pieceKey, value: piece.name },
+        ],
+      }),
+    );
+  } catch (err) {
+    // The row exists already: record why it never ran instead of leaving a "queued" job forever.
+    const why = describeTemporalError(err);
+    const reason = `could not start the workflow: ${why}`;
+    await updateJobState(db, id, { status: 'failed', reason }).catch(() => {});
+    await addEvent(db, { jobId: id, type: 'job.status', data: { status: 'failed', reason } }).catch(() => {});
+    throw new WorkflowStartError(`job ${id} failed to start: ${why}`, { cause: err });
+  }
+  return job;
+}
+
+/**
+ * mkdir -p, one level at a time. Node's recursive mkdir never returns for some paths a client may
+ * send (e.g. under /proc, where mkdir answers ENOENT for a parent that exists), so the recursive
+ * call in prepareWorkspace only runs once the folder exists.
+ */
+async function createDirectories(dir: string): Promise<void> {
+  const missing: string[] = [];
+  let cur = dir;
+  for (;;) {
+    try {
+      const st = await stat(cur);
+      if (!st.isDirectory()) throw new Error(`${cur} is not a directory`);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      missing.unshift(cur);
+      const parent = path.dirname(cur);
+      if (parent === cur) break;
+      cur = parent;
+    }
+  }
+  for (const d of missing) {
+    await mkdir(d).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw err;
+    });
+  }
+}
+
+// The client's ServiceError says only "Failed to start Workflow"; the gRPC cause says why.
+function describeTemporalError(err: unknown): string {
+  const e = err as Error & { cause?: { details?: unknown; message?: unknown } };
+  const detail = typeof e.cause?.details === 'string' && e.cause.details ? e.cause.details : typeof e.cause?.message === 'string' ? e.cause.message : undefined;
+  return detail && !e.message.includes(detail) ? `${e.message} (${detail})` : e.message;
+}
+
+export async function requireJob(db: Db, id: string): Promise<JobView> {
+  const job = await getJob(db, id);
+  if (!job) throw new NotFoundError(`no job ${id}`);
+  return job;
+}
+
+/**
+ * Stores a person's comment, then wakes the workflow with `reply`. A workflow that is gone or
+ * busy is fine: the comment is in Postgres and the engine reads the last comments on every movement.
+ */
+export async function addUserComment(
+  deps: JobServiceDeps,
+  jobId: string,
+  body: string,
+): Promise<CommentView & { signalled: boolean }> {
+  const job = await requireJob(deps.db, jobId);
+  const comment = await addComment(deps.db, { jobId, author: 'user', body });
+  let signalled = false;
+  if (!TERMINAL_STATUSES.includes(job.status)) {
+    try {
+      await deps.client.withDeadline(Date.now() + (deps.temporalTimeoutMs ?? TEMPORAL_CALL_MS), () =>
+        deps.client.workflow.getHandle(job.workflowId).signal('reply', { commentId: comment.id }),
+      );
+      signalled = true;
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) {
+        console.warn(`[api] comment ${comment.id} stored but the reply signal to ${job.workflowId} failed: ${describeTemporalError(err)}`);
+      }
+    }
+  }
+  return { ...comment, signalled };
+}

@@ -1,0 +1,102 @@
+// Jobs: submit, list, show, and the event feed `maestro run --follow` polls.
+import { createRoute } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { JOB_STATUSES } from '../../core/types.js';
+import type { JobStatus } from '../../core/types.js';
+import { listEvents, listJobs, listMovementRuns } from '../../db/repositories/index.js';
+import { InvalidRequestError } from '../errors.js';
+import { requireJob, submitJob } from '../job-service.js';
+import type { JobServiceDeps } from '../job-service.js';
+import {
+  ERROR_RESPONSES,
+  ErrorSchema,
+  EventListSchema,
+  EventsQuery,
+  JobDetailSchema,
+  JobIdParams,
+  JobListSchema,
+  JobSchema,
+  ListJobsQuery,
+  SubmitJobBody,
+  jsonContent,
+} from '../schemas.js';
+
+const notFound = { 404: jsonContent(ErrorSchema, 'no such job') };
+
+const submitRoute = createRoute({
+  method: 'post',
+  path: '/api/jobs',
+  tags: ['jobs'],
+  summary: 'Submit a job',
+  request: { body: { content: { 'application/json': { schema: SubmitJobBody } }, required: true } },
+  responses: {
+    201: jsonContent(JobSchema, 'the job, queued'),
+    ...ERROR_RESPONSES,
+    422: jsonContent(ErrorSchema, 'the piece does not exist or does not lint (error.issues lists the problems)'),
+    503: jsonContent(ErrorSchema, 'Temporal refused or could not be reached; the job is marked failed'),
+  },
+});
+
+const listRoute = createRoute({
+  method: 'get',
+  path: '/api/jobs',
+  tags: ['jobs'],
+  summary: 'List jobs, newest first',
+  request: { query: ListJobsQuery },
+  responses: { 200: jsonContent(JobListSchema, 'jobs'), ...ERROR_RESPONSES },
+});
+
+const showRoute = createRoute({
+  method: 'get',
+  path: '/api/jobs/{id}',
+  tags: ['jobs'],
+  summary: 'A job with its movement runs',
+  request: { params: JobIdParams },
+  responses: { 200: jsonContent(JobDetailSchema, 'the job'), ...ERROR_RESPONSES, ...notFound },
+});
+
+const eventsRoute = createRoute({
+  method: 'get',
+  path: '/api/jobs/{id}/events',
+  tags: ['jobs'],
+  summary: "A job's events, oldest first (poll with ?after=<last id>)",
+  request: { params: JobIdParams, query: EventsQuery },
+  responses: { 200: jsonContent(EventListSchema, 'events'), ...ERROR_RESPONSES, ...notFound },
+});
+
+export function parseStatuses(raw: string | undefined): JobStatus[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const parts = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = parts.filter((p) => !(JOB_STATUSES as readonly string[]).includes(p));
+  if (bad.length) throw new InvalidRequestError(`status: unknown ${bad.join(', ')} (one of ${JOB_STATUSES.join(', ')})`);
+  return parts as JobStatus[];
+}
+
+export function registerJobRoutes(app: OpenAPIHono, deps: JobServiceDeps): void {
+  app.openapi(submitRoute, async (c) => {
+    const body = c.req.valid('json');
+    const job = await submitJob(deps, { ...body, piece: body.piece });
+    return c.json(job, 201);
+  });
+
+  app.openapi(listRoute, async (c) => {
+    const q = c.req.valid('query');
+    const jobs = await listJobs(deps.db, { status: parseStatuses(q.status), limit: q.limit ?? 50, parentId: q.parentId });
+    return c.json({ jobs }, 200);
+  });
+
+  app.openapi(showRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const job = await requireJob(deps.db, id);
+    const movements = await listMovementRuns(deps.db, id);
+    return c.json({ ...job, movements }, 200);
+  });
+
+  app.openapi(eventsRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const q = c.req.valid('query');
+    await requireJob(deps.db, id);
+    const events = await listEvents(deps.db, id, { afterId: q.after, limit: q.limit ?? 200 });
+    return c.json({ events }, 200);
+  });
+}

@@ -1,0 +1,131 @@
+// Plain-text rendering for the CLI's read commands (the --json variants print the API objects as they are).
+import type { ApiComment, ApiEvent, ApiJob, ApiJobDetail } from './api-client.js';
+
+export function oneLine(s: string | null | undefined, max = 80): string {
+  const flat = (s ?? '').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, Math.max(0, max - 3))}...` : flat;
+}
+
+/** "3s ago", "5m ago", "2h ago", "4d ago": enough to scan a table. */
+export function ago(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '-';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const s = Math.max(0, Math.round((now - t) / 1000));
+  if (s < 60) return `${s}s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ago`;
+  return `${Math.floor(s / 86_400)}d ago`;
+}
+
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [fmt(headers), ...rows.map(fmt)].join('\n');
+}
+
+export function statusText(job: Pick<ApiJob, 'status' | 'waitReason'>): string {
+  return job.waitReason && job.status.startsWith('waiting') ? `${job.status} (${job.waitReason})` : job.status;
+}
+
+export function formatJobsTable(jobs: ApiJob[], now = Date.now()): string {
+  if (jobs.length === 0) return 'no jobs';
+  return table(
+    ['ID', 'STATUS', 'PIECE', 'MOVEMENT', 'UPDATED', 'INSTRUCTION'],
+    jobs.map((j) => [j.id, statusText(j), j.piece, j.currentMovement ?? '-', ago(j.updatedAt, now), oneLine(j.instruction, 50)]),
+  );
+}
+
+export function formatJobDetail(job: ApiJobDetail, comments: ApiComment[], now = Date.now()): string {
+  const lines = [
+    `job        ${job.id}`,
+    `status     ${statusText(job)}`,
+    `piece      ${job.piece}`,
+    `movement   ${job.currentMovement ?? '-'}${job.resumeMovement ? ` (resumes at ${job.resumeMovement})` : ''}`,
+    `workspace  ${job.workspace}`,
+    `created    ${job.createdAt} (${ago(job.createdAt, now)})`,
+    `updated    ${job.updatedAt} (${ago(job.updatedAt, now)})`,
+  ];
+  if (job.finishedAt) lines.push(`finished   ${job.finishedAt}`);
+  if (job.parentId) lines.push(`parent     ${job.parentId}`);
+  if (job.reason) lines.push(`reason     ${job.reason}`);
+  if (job.summary) lines.push(`summary    ${oneLine(job.summary, 200)}`);
+  lines.push('', 'instruction', indent(job.instruction.length > 2000 ? `${job.instruction.slice(0, 2000)}...` : job.instruction));
+  lines.push('', `movements (${job.movements.length})`);
+  if (job.movements.length === 0) lines.push('  none yet');
+  else {
+    const rows = job.movements.map((m) => [
+      `#${m.sequence}`,
+      m.movement,
+      m.status,
+      m.next ?? '-',
+      String(m.iterations),
+      String(m.totalTokens),
+      oneLine(m.reason ? `${m.reason}: ${m.summary ?? ''}` : m.summary, 60),
+    ]);
+    lines.push(indent(table(['SEQ', 'MOVEMENT', 'STATUS', 'NEXT', 'ITER', 'TOKENS', 'SUMMARY'], rows)));
+  }
+  const last = comments.slice(-5);
+  lines.push('', `comments (${comments.length}${comments.length > last.length ? `, last ${last.length}` : ''})`);
+  if (last.length === 0) lines.push('  none');
+  for (const c of last) lines.push(`  [${c.createdAt}] ${c.author}: ${oneLine(c.body, 300)}`);
+  return lines.join('\n');
+}
+
+function indent(s: string, by = '  '): string {
+  return s
+    .split('\n')
+    .map((l) => by + l)
+    .join('\n');
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** One line for the events `maestro run --follow` shows; undefined for events it does not show. */
+export function formatFollowEvent(e: Pick<ApiEvent, 'type' | 'data'>): string | undefined {
+  const d = e.data;
+  const seq = typeof d.sequence === 'number' ? `#${d.sequence} ` : '';
+  if (e.type === 'movement.started') return `> ${seq}${str(d.movement) ?? '?'} started`;
+  if (e.type === 'movement.finished') {
+    const next = str(d.next) ? ` -> ${d.next}` : '';
+    const reason = str(d.reason) ? ` [${d.reason}]` : '';
+    const summary = str(d.summary) ? `: ${oneLine(d.summary as string, 160)}` : '';
+    return `< ${seq}${str(d.movement) ?? '?'} finished${next}${reason}${summary}`;
+  }
+  if (e.type === 'job.status') {
+    const status = str(d.status);
+    if (!status) return undefined;
+    const why = str(d.waitReason) ?? str(d.reason);
+    return `= job ${status}${why ? ` (${oneLine(why, 160)})` : ''}`;
+  }
+  return undefined;
+}
+
+/** Same as formatFollowEvent; the name the demo command uses. */
+export const formatEvent = formatFollowEvent;
+
+export function formatFinalJob(job: ApiJob): string {
+  const tail = job.summary ? `: ${oneLine(job.summary, 300)}` : job.reason ? `: ${oneLine(job.reason, 300)}` : '';
+  return `job ${job.id} ${job.status}${tail}`;
+}
+
+/** A failure the CLI reports as one line on stderr; exitCode 2 means bad usage. */
+export class CliError extends Error {
+  override name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}

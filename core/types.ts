@@ -1,0 +1,139 @@
+// Pure types and constants shared by the workflow (deterministic sandbox), the activities,
+// the API and the CLI. No imports with side effects: this file is bundled into workflow code.
+
+/** Values a movement may put in MovementResult.next besides a movement name (seeds 004). */
+export const SENTINELS = [
+  'COMPLETE',
+  'ABORT',
+  'ASK',
+  'WAIT_SUBTASKS',
+  'WAITING_HUMAN_BROWSER',
+  'WAITING_HUMAN_TOOL_REQUEST',
+  'WAITING_HUMAN_SPAWN_REQUEST',
+] as const;
+export type Sentinel = (typeof SENTINELS)[number];
+
+/** The only sentinel a piece author may write in rules[].next. */
+export const RULE_SENTINELS = ['WAIT_SUBTASKS'] as const;
+
+export const JOB_STATUSES = [
+  'queued',
+  'running',
+  'waiting_human',
+  'waiting_subtasks',
+  'completed',
+  'aborted',
+  'cancelled',
+  'failed',
+] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'aborted', 'cancelled', 'failed'];
+
+export type WaitReason =
+  | 'question'
+  | 'tool_request'
+  | 'package_request'
+  | 'spawn_request'
+  | 'browser_login'
+  | 'captcha'
+  | 'subtasks';
+
+export interface PieceRule {
+  condition: string;
+  next: string;
+}
+
+export interface ContextThresholds {
+  warn: number;
+  prompt: number;
+  force_transition: number;
+  exhausted: number;
+}
+
+export interface PieceMovement {
+  name: string;
+  instruction: string;
+  allowed_tools: string[];
+  rules: PieceRule[];
+  default_next?: string;
+  /** A verify movement may send the job back with findings (issue 3). */
+  verify?: boolean;
+  include_git_status?: boolean;
+  max_iterations?: number;
+  text_only_limit?: number;
+}
+
+/** A parsed, validated and linted piece. Passed to the workflow as data, so history freezes it. */
+export interface Piece {
+  name: string;
+  description?: string;
+  initial_movement: string;
+  max_movements: number;
+  system_prompt: string;
+  max_iterations?: number;
+  text_only_limit?: number;
+  max_asks?: number;
+  context_thresholds?: Partial<ContextThresholds>;
+  movements: PieceMovement[];
+}
+
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+/** Input of the runMovement activity: ids and small values only, big text lives in Postgres. */
+export interface MovementInput {
+  jobId: string;
+  piece: Piece;
+  movement: string;
+  /** 1-based count of movements run so far in this job, including this one. */
+  sequence: number;
+}
+
+/** What one movement returns to the workflow: ids and summaries (DESIGN: history stays small). */
+export interface MovementResult {
+  movementRunId: string;
+  movement: string;
+  /** A movement name, a sentinel, or null when the loop ended without deciding (an error). */
+  next: string | null;
+  summary: string;
+  /** Why the movement aborted or was forced (max_iterations, text_only_limit, context_exhausted...). */
+  reason?: string;
+  waitReason?: WaitReason;
+  resumeMovement?: string;
+  iterations: number;
+  usage: TokenUsage;
+}
+
+/** The job as the API and CLI show it (a projection of the jobs row). */
+export interface JobView {
+  id: string;
+  parentId: string | null;
+  piece: string;
+  instruction: string;
+  workspace: string;
+  status: JobStatus;
+  currentMovement: string | null;
+  waitReason: string | null;
+  resumeMovement: string | null;
+  reason: string | null;
+  summary: string | null;
+  workflowId: string;
+  movementCount: number;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+}
+
+export const SEARCH_ATTRIBUTES = {
+  status: 'MaestroStatus',
+  piece: 'MaestroPiece',
+  movement: 'MaestroMovement',
+  waitReason: 'MaestroWaitReason',
+} as const;
+
+export function workflowIdForJob(jobId: string): string {
+  return `job-${jobId}`;
+}

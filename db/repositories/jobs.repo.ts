@@ -1,0 +1,126 @@
+// The jobs table: the read model of each job's workflow (status, movement, wait reason...).
+import { TERMINAL_STATUSES, type JobStatus, type JobView, type Piece } from '../../core/types.js';
+import type { Db } from '../database.js';
+import type { JobRow } from '../schema.js';
+import { dbNow, dbNowIfNull, iso, isoOrNull, parseJson } from './row-mapping.js';
+
+export class JobNotFoundError extends Error {
+  override name = 'JobNotFoundError';
+  constructor(readonly jobId: string) {
+    super(`job ${jobId} not found`);
+  }
+}
+
+export interface NewJob {
+  id: string;
+  parentId?: string | null;
+  pieceName: string;
+  piece: Piece;
+  instruction: string;
+  workspace: string;
+  workflowId: string;
+}
+
+export interface JobStatePatch {
+  status?: JobStatus;
+  currentMovement?: string | null;
+  waitReason?: string | null;
+  resumeMovement?: string | null;
+  reason?: string | null;
+  summary?: string | null;
+  movementCount?: number;
+}
+
+export function toJobView(r: JobRow): JobView {
+  return {
+    id: r.id,
+    parentId: r.parent_id,
+    piece: r.piece_name,
+    instruction: r.instruction,
+    workspace: r.workspace,
+    status: r.status as JobStatus,
+    currentMovement: r.current_movement,
+    waitReason: r.wait_reason,
+    resumeMovement: r.resume_movement,
+    reason: r.reason,
+    summary: r.summary,
+    workflowId: r.workflow_id,
+    movementCount: r.movement_count,
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+    finishedAt: isoOrNull(r.finished_at),
+  };
+}
+
+export async function insertJob(db: Db, job: NewJob): Promise<JobView> {
+  const row = await db
+    .insertInto('jobs')
+    .values({
+      id: job.id,
+      parent_id: job.parentId ?? null,
+      piece_name: job.pieceName,
+      piece: JSON.stringify(job.piece),
+      instruction: job.instruction,
+      workspace: job.workspace,
+      status: 'queued',
+      current_movement: null,
+      wait_reason: null,
+      resume_movement: null,
+      reason: null,
+      summary: null,
+      workflow_id: job.workflowId,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toJobView(row);
+}
+
+export async function getJob(db: Db, id: string): Promise<JobView | undefined> {
+  const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toJobView(row);
+}
+
+export async function getJobPiece(db: Db, id: string): Promise<Piece | undefined> {
+  const row = await db.selectFrom('jobs').select('piece').where('id', '=', id).executeTakeFirst();
+  return row && parseJson<Piece>(row.piece);
+}
+
+/** Newest first. */
+export async function listJobs(
+  db: Db,
+  opts: { status?: JobStatus[]; limit?: number; parentId?: string } = {},
+): Promise<JobView[]> {
+  let q = db.selectFrom('jobs').selectAll();
+  if (opts.status !== undefined) {
+    if (opts.status.length === 0) return [];
+    q = q.where('status', 'in', opts.status);
+  }
+  if (opts.parentId !== undefined) q = q.where('parent_id', '=', opts.parentId);
+  q = q.orderBy('created_at', 'desc').orderBy('id', 'desc');
+  if (opts.limit !== undefined) q = q.limit(opts.limit);
+  return (await q.execute()).map(toJobView);
+}
+
+/**
+ * Always sets updated_at; the first move to a terminal status sets finished_at (later repeats of
+ * a terminal update, e.g. a retried activity, keep the original time). Throws JobNotFoundError.
+ */
+export async function updateJobState(db: Db, id: string, patch: JobStatePatch): Promise<void> {
+  const terminal = patch.status !== undefined && TERMINAL_STATUSES.includes(patch.status);
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      ...(patch.status !== undefined && { status: patch.status }),
+      ...(patch.currentMovement !== undefined && { current_movement: patch.currentMovement }),
+      ...(patch.waitReason !== undefined && { wait_reason: patch.waitReason }),
+      ...(patch.resumeMovement !== undefined && { resume_movement: patch.resumeMovement }),
+      ...(patch.reason !== undefined && { reason: patch.reason }),
+      ...(patch.summary !== undefined && { summary: patch.summary }),
+      ...(patch.movementCount !== undefined && { movement_count: patch.movementCount }),
+      ...(terminal && { finished_at: dbNowIfNull('finished_at') }),
+      updated_at: dbNow(),
+    })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (result.numUpdatedRows === 0n) throw new JobNotFoundError(id);
+}

@@ -1,0 +1,118 @@
+// Kysely table types: the read model for the API and the store for comments, events and runs.
+// The migrations in db/migrations/ create exactly these columns.
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface JobsTable {
+  id: string;
+  parent_id: string | null;
+  piece_name: string;
+  /** The piece as it was submitted (JSON), the same data the workflow received. */
+  piece: Json<unknown>;
+  instruction: string;
+  workspace: string;
+  status: string;
+  current_movement: string | null;
+  wait_reason: string | null;
+  resume_movement: string | null;
+  reason: string | null;
+  summary: string | null;
+  workflow_id: string;
+  movement_count: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface CommentsTable {
+  id: Generated<number>;
+  job_id: string;
+  /** 'user' for a person, 'agent' for what the model said (questions), 'system' for the engine. */
+  author: string;
+  body: string;
+  created_at: Timestamp;
+}
+
+export interface MovementRunsTable {
+  id: string;
+  job_id: string;
+  movement: string;
+  sequence: number;
+  status: string;
+  next: string | null;
+  summary: string | null;
+  reason: string | null;
+  iterations: Generated<number>;
+  llm_calls: Generated<number>;
+  prompt_tokens: Generated<number>;
+  completion_tokens: Generated<number>;
+  total_tokens: Generated<number>;
+  started_at: Timestamp;
+  finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
+export interface JobEventsTable {
+  id: Generated<number>;
+  job_id: string;
+  movement_run_id: string | null;
+  type: string;
+  data: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+}
+
+/** One message of a movement's conversation, append-only per run (checkpoint resume, issue 3). */
+export interface MovementMessagesTable {
+  movement_run_id: string;
+  idx: number;
+  message: Json<unknown>;
+}
+
+/** A point a retried attempt can resume from: the first message_count messages plus the loop state. */
+export interface MovementCheckpointsTable {
+  id: Generated<number>;
+  movement_run_id: string;
+  message_count: number;
+  state: Json<unknown>;
+  created_at: Timestamp;
+}
+
+export interface LessonsTable {
+  id: Generated<number>;
+  job_id: string;
+  movement_run_id: string;
+  idx: number;
+  movement: string;
+  text: string;
+  created_at: Timestamp;
+}
+
+/** Findings of a verify movement, addressed to the movement it sent the job back to. */
+export interface FeedbackTable {
+  id: Generated<number>;
+  job_id: string;
+  movement_run_id: string;
+  from_movement: string;
+  to_movement: string;
+  text: string;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  jobs: JobsTable;
+  comments: CommentsTable;
+  movement_runs: MovementRunsTable;
+  job_events: JobEventsTable;
+  movement_messages: MovementMessagesTable;
+  movement_checkpoints: MovementCheckpointsTable;
+  lessons: LessonsTable;
+  feedback: FeedbackTable;
+}
+
+export type JobRow = Selectable<JobsTable>;
+export type NewJobRow = Insertable<JobsTable>;
+export type JobUpdate = Updateable<JobsTable>;
+export type CommentRow = Selectable<CommentsTable>;
+export type MovementRunRow = Selectable<MovementRunsTable>;
+export type JobEventRow = Selectable<JobEventsTable>;

@@ -1,0 +1,102 @@
+// Answers one tool call of the model: control-flow tools (transition, complete) end the movement or
+// are refused with the valid choices; other tools are checked against the movement's permissions and
+// run inside the workspace. Every refusal is a tool result the model can act on, never an exception.
+import type { PieceMovement } from '../core/types.js';
+import type { ContextManager } from './context-manager.js';
+import type { LlmToolCall } from './llm-client.js';
+import { COMPLETE_TOOL, parseComplete } from './tools/complete.tool.js';
+import { executeTool, FILE_TOOLS } from './tools/index.js';
+import type { ToolDefinition, ToolImage } from './tools/tool.js';
+import { checkTransition, TRANSITION_TOOL } from './tools/transition.tool.js';
+import type { Workspace } from './tools/workspace.js';
+
+/** How the movement ends when a control-flow tool succeeds. */
+export interface MovementEnd {
+  next: string;
+  summary: string;
+  reason?: string;
+  lessons: string[];
+  question?: string;
+}
+
+export type CallOutcome = { kind: 'end'; end: MovementEnd } | { kind: 'result'; content: string; images?: ToolImage[] };
+
+export interface DispatchContext {
+  jobId: string;
+  movement: PieceMovement;
+  allowedTargets: string[];
+  workspace: Workspace;
+  context: ContextManager;
+  signal: AbortSignal;
+  heartbeat(): void;
+  emit(type: string, data: Record<string, unknown>): Promise<void>;
+  /** Tools beyond the file tools (later issues add more); looked up by name. */
+  extraTools?: ToolDefinition[];
+}
+
+export async function dispatchToolCall(call: LlmToolCall, ctx: DispatchContext): Promise<CallOutcome> {
+  if (call.name === TRANSITION_TOOL) {
+    const check = checkTransition(call.arguments, ctx.movement.name, ctx.allowedTargets);
+    if (check.ok) return { kind: 'end', end: { next: check.args.next, summary: check.args.summary, lessons: check.lessons } };
+    await ctx.emit('transition.invalid', { arguments: shorten(call.arguments), error: check.error });
+    return { kind: 'result', content: `Error: ${check.error}` };
+  }
+  if (call.name === COMPLETE_TOOL) return completeOutcome(call);
+  return { kind: 'result', ...(await runTool(call, ctx)) };
+}
+
+function completeOutcome(call: LlmToolCall): CallOutcome {
+  const parsed = parseComplete(call.arguments);
+  if (!parsed.ok) return { kind: 'result', content: `Error: ${parsed.error}` };
+  const { status, summary, question, lessons } = parsed.args;
+  const lessonList = (typeof lessons === 'string' ? [lessons] : (lessons ?? [])).map((l) => l.trim()).filter(Boolean);
+  if (status === 'needs_user_input') return { kind: 'end', end: { next: 'ASK', summary, question, lessons: lessonList } };
+  if (status === 'failed') {
+    return { kind: 'end', end: { next: 'ABORT', summary, reason: summary || 'the model gave up', lessons: lessonList } };
+  }
+  return { kind: 'end', end: { next: 'COMPLETE', summary, lessons: lessonList } };
+}
+
+async function runTool(call: LlmToolCall, ctx: DispatchContext): Promise<{ content: string; images?: ToolImage[] }> {
+  const started = Date.now();
+  const def = [...FILE_TOOLS, ...(ctx.extraTools ?? [])].find((t) => t.name === call.name);
+  let content: string;
+  let isError = true;
+  let truncated = false;
+  let images: ToolImage[] | undefined;
+  if (!def) {
+    content = `Error: unknown tool "${call.name}".`;
+  } else if (!ctx.movement.allowed_tools.includes(call.name)) {
+    const allowed = ctx.movement.allowed_tools.join(', ') || '(none)';
+    content = `Error: the tool ${call.name} is not allowed in step "${ctx.movement.name}". Allowed here: ${allowed}.`;
+  } else {
+    // A long tool is progress, not a hang: keep heartbeating while it runs.
+    const ticker = setInterval(() => ctx.heartbeat(), 10_000);
+    try {
+      const out = await executeTool(def, call.arguments, {
+        jobId: ctx.jobId,
+        workspace: ctx.workspace,
+        signal: ctx.signal,
+        budgetTokens: ctx.context.toolBudgetTokens(),
+      });
+      content = out.isError ? `Error: ${out.content}` : out.content;
+      isError = Boolean(out.isError);
+      truncated = Boolean(out.truncated);
+      images = out.images;
+    } finally {
+      clearInterval(ticker);
+    }
+  }
+  await ctx.emit('tool.call', {
+    name: call.name,
+    arguments: shorten(call.arguments),
+    durationMs: Date.now() - started,
+    isError,
+    truncated,
+  });
+  return { content, images };
+}
+
+export function shorten(text: string, max = 200): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

@@ -1,0 +1,57 @@
+// The complete tool: ends the job (done), asks the person a question (needs_user_input -> ASK park),
+// or gives up (failed -> ABORT). Available in every movement, like the seeds' `complete`.
+import { z } from 'zod';
+import type { ChatTool } from '../llm-client.js';
+
+export const COMPLETE_TOOL = 'complete';
+
+const argsSchema = z
+  .object({
+    status: z.enum(['done', 'needs_user_input', 'failed']).default('done'),
+    summary: z.string().default(''),
+    question: z.string().optional(),
+    lessons: z.union([z.array(z.string()), z.string()]).optional(),
+  })
+  .refine((a) => a.status !== 'needs_user_input' || (a.question ?? '').trim().length > 0, {
+    message: 'a question is required when status is needs_user_input',
+    path: ['question'],
+  });
+export type CompleteArgs = z.infer<typeof argsSchema>;
+
+export const completeTool: ChatTool = {
+  type: 'function',
+  function: {
+    name: COMPLETE_TOOL,
+    description:
+      'End the task. status "done" when the whole task is finished; "needs_user_input" with a `question` ' +
+      'when you cannot go on without the person (the job waits for their reply); "failed" when it cannot be done.',
+    parameters: {
+      type: 'object',
+      properties: {
+        status: { type: 'string', enum: ['done', 'needs_user_input', 'failed'] },
+        summary: { type: 'string', description: 'What was done, or why it failed.' },
+        question: { type: 'string', description: 'The question for the person (needs_user_input only).' },
+        lessons: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['status', 'summary'],
+      additionalProperties: false,
+    },
+  },
+};
+
+export function parseComplete(rawArgs: string): { ok: true; args: CompleteArgs } | { ok: false; error: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawArgs || '{}');
+  } catch (err) {
+    return { ok: false, error: `complete arguments are not valid JSON: ${(err as Error).message}` };
+  }
+  const result = argsSchema.safeParse(parsed);
+  if (!result.success) {
+    return {
+      ok: false,
+      error: `invalid complete arguments: ${result.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`,
+    };
+  }
+  return { ok: true, args: result.data };
+}
