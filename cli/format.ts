@@ -98,6 +98,8 @@ export function formatFollowEvent(e: Pick<ApiEvent, 'type' | 'data'>): string | 
     const summary = str(d.summary) ? `: ${oneLine(d.summary as string, 160)}` : '';
     return `< ${seq}${str(d.movement) ?? '?'} finished${next}${reason}${summary}`;
   }
+  const detail = formatProgressEvent(e.type, d);
+  if (detail) return `    ${detail}`;
   if (e.type === 'job.status') {
     const status = str(d.status);
     if (!status) return undefined;
@@ -107,8 +109,32 @@ export function formatFollowEvent(e: Pick<ApiEvent, 'type' | 'data'>): string | 
   return undefined;
 }
 
-/** Same as formatFollowEvent; the name the demo command uses. */
-export const formatEvent = formatFollowEvent;
+/** The agent loop's progress inside a movement: LLM calls, tool calls, thresholds, guards, retries. */
+function formatProgressEvent(type: string, d: Record<string, unknown>): string | undefined {
+  switch (type) {
+    case 'llm.call': {
+      const tokens = typeof d.promptTokens === 'number' ? `${d.promptTokens} prompt tokens` : 'no usage reported';
+      const ctx = typeof d.contextRatio === 'number' ? `, context ${Math.round(d.contextRatio * 100)}%` : '';
+      return `· llm #${d.iteration}: ${tokens}${ctx}, ${d.durationMs} ms`;
+    }
+    case 'tool.call': {
+      const flags = [d.isError ? 'error' : '', d.truncated ? 'cut to budget' : ''].filter(Boolean).join(', ');
+      return `· ${d.name} ${oneLine(String(d.arguments ?? ''), 100)} (${d.durationMs} ms${flags ? `, ${flags}` : ''})`;
+    }
+    case 'context.threshold':
+      return `! context ${Math.round(Number(d.ratio) * 100)}% full: ${d.action}`;
+    case 'guard':
+      return `! ${d.kind} ${d.count}/${d.limit}`;
+    case 'llm.retry':
+      return `! LLM request failed (${d.status ?? 'network'}): retrying in ${d.delayMs} ms`;
+    case 'transition.invalid':
+      return `! invalid transition: ${oneLine(String(d.error ?? ''), 160)}`;
+    case 'movement.resumed':
+      return `↻ resumed from checkpoint ${d.checkpointId} (iteration ${d.iteration})`;
+    default:
+      return undefined;
+  }
+}
 
 export function formatFinalJob(job: ApiJob): string {
   const tail = job.summary ? `: ${oneLine(job.summary, 300)}` : job.reason ? `: ${oneLine(job.reason, 300)}` : '';

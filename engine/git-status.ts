@@ -1,10 +1,12 @@
 // The workspace's change status for movements marked include_git_status (seeds: after a verify step,
 // a git status and a diff excerpt are appended). Read-only git commands with a timeout.
 import { execFile } from 'node:child_process';
+import { realpath } from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 export const GIT_DIFF_MAX_CHARS = 4000;
+const NOT_A_REPO = '(the workspace is not a git repository)';
 
 async function git(cwd: string, args: string[]): Promise<string> {
   const { stdout } = await run('git', args, { cwd, timeout: 15_000, maxBuffer: 8 * 1024 * 1024 });
@@ -13,10 +15,12 @@ async function git(cwd: string, args: string[]): Promise<string> {
 
 export async function describeGitStatus(workspaceRoot: string): Promise<string> {
   try {
-    const inside = (await git(workspaceRoot, ['rev-parse', '--is-inside-work-tree'])).trim();
-    if (inside !== 'true') return '(the workspace is not a git repository)';
+    // Only the workspace's own repository: a workspace that merely sits inside another checkout
+    // (e.g. .maestro/ under a project) must not show that project's changes.
+    const top = (await git(workspaceRoot, ['rev-parse', '--show-toplevel'])).trim();
+    if (top !== (await realpath(workspaceRoot))) return NOT_A_REPO;
   } catch {
-    return '(the workspace is not a git repository)';
+    return NOT_A_REPO;
   }
   const status = (await git(workspaceRoot, ['status', '--short'])).trimEnd() || '(no changes)';
   const stat = (await git(workspaceRoot, ['diff', '--stat'])).trimEnd();

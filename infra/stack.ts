@@ -2,7 +2,7 @@
 // the database (DATABASE_URL, or embedded PGlite on the Postgres wire protocol), the worker, the API.
 // Used by `maestro dev`, `maestro worker`, `maestro api` and the demo.
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
 import { createApiApp } from '../api/app.js';
 import { startApiServer } from '../api/server.js';
 import { homePaths, type MaestroConfig } from '../config/config.js';
@@ -37,8 +37,23 @@ export class StackStartError extends Error {
   override name = 'StackStartError';
 }
 
+let runtimeInstalled = false;
+
+/** The Temporal SDK's own log (webpack, worker states) at WARN unless MAESTRO_LOG_LEVEL says otherwise. */
+function installRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const level = (process.env.MAESTRO_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
+  try {
+    Runtime.install({ logger: new DefaultLogger(level) });
+  } catch {
+    // Already installed by the embedding program (tests, another stack): keep its logger.
+  }
+}
+
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const { config } = opts;
+  installRuntime();
   const log = opts.log ?? (() => {});
   const stops: Array<() => Promise<void>> = [];
   const stop = async () => {

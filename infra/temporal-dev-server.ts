@@ -121,10 +121,12 @@ async function startOnce(opts: TemporalDevServerOptions, host: string, pickPort:
   });
 
   const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const stop = async () => {
-    await killChild(child, () => exited !== undefined, exitPromise);
-    await new Promise<void>((r) => (logStream ? logStream.end(r) : r()));
-  };
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await killChild(child, () => exited !== undefined, exitPromise);
+      await new Promise<void>((r) => (logStream ? logStream.end(r) : r()));
+    })());
 
   try {
     await waitUntilReady({

@@ -3,12 +3,12 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../../config/config.js';
-import { TERMINAL_STATUSES, type JobView } from '../../core/types.js';
+import type { JobView } from '../../core/types.js';
 import { startStack } from '../../infra/stack.js';
 import { DEMO_INSTRUCTION, demoModel } from '../../scripts/demo-model.js';
 import { startScriptedLlmServer } from '../../test/fixtures/scripted-llm-server.js';
 import { ApiClient } from '../api-client.js';
-import { formatEvent } from '../format.js';
+import { followJob } from './run.command.js';
 
 export async function runDemo(): Promise<number> {
   const config = loadConfig();
@@ -28,7 +28,7 @@ export async function runDemo(): Promise<number> {
     const submitted = await api.post<JobView>('/api/jobs', { piece: 'develop', instruction: DEMO_INSTRUCTION });
     say(`\nJob ${submitted.id} (piece develop, workspace ${submitted.workspace})`);
     say(`Task: ${DEMO_INSTRUCTION}\n`);
-    const job = await followJob(api, submitted.id, (line) => say(line));
+    const job = await followJob(api, submitted.id, { json: false, pollMs: 250 });
     say(`\nFinal status: ${job.status}${job.reason ? ` (${job.reason})` : ''}`);
     if (job.summary) say(`Summary: ${job.summary}`);
     const files = await listFiles(path.join(job.workspace, 'output'));
@@ -42,24 +42,6 @@ export async function runDemo(): Promise<number> {
   } finally {
     await stack.stop();
     await scripted?.stop();
-  }
-}
-
-/** Prints the job's events as they arrive until the job ends or parks; returns the job. */
-export async function followJob(api: ApiClient, jobId: string, print: (line: string) => void): Promise<JobView> {
-  let after = 0;
-  for (;;) {
-    const { events } = await api.get<{ events: Array<{ id: number; type: string; data: Record<string, unknown> }> }>(
-      `/api/jobs/${jobId}/events?after=${after}`,
-    );
-    for (const e of events) {
-      after = e.id;
-      const line = formatEvent(e);
-      if (line) print(line);
-    }
-    const job = await api.get<JobView>(`/api/jobs/${jobId}`);
-    if (TERMINAL_STATUSES.includes(job.status) && events.length === 0) return job;
-    await new Promise((r) => setTimeout(r, 300));
   }
 }
 

@@ -1,8 +1,9 @@
 // The long-running commands: `dev` (everything in one process), `worker`, `api`, and `demo`.
+// The stack modules load Temporal's native worker: imported only when one of these commands runs,
+// so the client commands (jobs, show, pieces lint) start fast.
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/config.js';
-import { startStack, type Stack, type StackOptions } from '../../infra/stack.js';
-import { runDemo } from './demo.command.js';
+import type { Stack, StackOptions } from '../../infra/stack.js';
 
 export function registerStackCommands(program: Command): void {
   program
@@ -34,6 +35,7 @@ export function registerStackCommands(program: Command): void {
     .command('demo')
     .description('run the develop piece end to end on a small task (scripted model unless MAESTRO_LLM_BASE_URL is set)')
     .action(async () => {
+      const { runDemo } = await import('./demo.command.js');
       process.exitCode = await runDemo();
     });
 }
@@ -48,6 +50,7 @@ function requireDatabase(config: ReturnType<typeof loadConfig>, what: string) {
 
 async function serve(opts: StackOptions): Promise<void> {
   const log = (line: string) => console.error(`[maestro] ${line}`);
+  const { startStack } = await import('../../infra/stack.js');
   const stack = await startStack({ ...opts, log });
   printReady(stack, opts);
   await waitForShutdownSignal();

@@ -1,6 +1,7 @@
 // Bash runs with cwd = the workspace root and a scrubbed environment. That is the whole of its
 // confinement: it is NOT a sandbox (the command may cd anywhere or read absolute paths). Isolation,
 // where needed, comes from how the worker is deployed (container, user), not from this tool.
+import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { defineTool, type ToolOutput } from './tool.js';
@@ -78,7 +79,9 @@ function runBash(command: string, cwd: string, timeoutMs: number, signal: AbortS
   return new Promise((resolve, reject) => {
     const output = new HeadTailBuffer(cap);
     // detached: the command gets its own process group, so a kill reaches everything it started.
-    const child = spawn('bash', ['-c', command], { cwd, env: toolEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // git must not find a repository above the workspace (e.g. the project .maestro/ lives in).
+    const env = { ...toolEnv(), GIT_CEILING_DIRECTORIES: path.dirname(cwd) };
+    const child = spawn('bash', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stoppedBy: RunResult['stoppedBy'] = null;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
     const timers: NodeJS.Timeout[] = [];

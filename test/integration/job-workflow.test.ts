@@ -6,7 +6,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import proto, { type temporal } from '@temporalio/proto';
 import { listMovementRuns } from '../../db/repositories/index.js';
-import { scriptByMovement } from '../fixtures/movement-script.js';
+import { comparePrefix, differenceAfterJobContext } from '../../bench/prompt-prefix.js';
+import { currentMovementOf, scriptByMovement } from '../fixtures/movement-script.js';
 import { startTestStack, type TestStack } from '../helpers/test-stack.js';
 
 const EventType = proto.temporal.api.enums.v1.EventType;
@@ -63,15 +64,25 @@ describe('job workflow', () => {
     assert.equal(await readFile(path.join(row.workspace, 'output/hello.txt'), 'utf8'), 'hello\n');
   });
 
-  test('every request of a job carries the same system prompt and tools array', async () => {
+  test('prompt-cache stability: same system prompt and tools, append-only within movements', async () => {
     const job = await stack.submit({ piece: 'develop', instruction: 'write hello again' });
     await stack.finish(job.id);
     const mine = stack.llm.requests.filter((r) => JSON.stringify(r.body.messages).includes('write hello again'));
     assert.ok(mine.length >= 5);
     const first = mine[0].body;
     for (const r of mine) {
-      assert.deepEqual(r.body.tools, first.tools);
-      assert.deepEqual(r.body.messages[0], first.messages[0]);
+      assert.equal(JSON.stringify(r.body.tools), JSON.stringify(first.tools), 'tools array byte-identical');
+      assert.equal(JSON.stringify(r.body.messages[0]), JSON.stringify(first.messages[0]), 'system prompt byte-identical');
+    }
+    // Within a movement each request extends the previous one; after a transition the first
+    // difference falls after the system prompt, the tools and the job-level context.
+    for (let i = 1; i < mine.length; i += 1) {
+      const cmp = comparePrefix(mine[i - 1].body, mine[i].body);
+      if (currentMovementOf(mine[i - 1]) === currentMovementOf(mine[i])) {
+        assert.ok(cmp.appendOnly, `request ${i + 1} is append-only (first difference: ${cmp.firstDifference})`);
+      } else {
+        assert.ok(differenceAfterJobContext(cmp.firstDifference), `after a transition the prefix broke at ${cmp.firstDifference}`);
+      }
     }
   });
 });
@@ -118,6 +129,29 @@ describe('job workflow guards', () => {
       assert.match(toolResult.content, /Valid choices: "implement"/);
       const runs = await listMovementRuns(stack.db, job.id);
       assert.equal(runs[0].next, 'implement');
+    } finally {
+      await stack.stop();
+    }
+  });
+});
+
+describe('LLM errors', () => {
+  test('401 fails the job at once, non-retryable, with its reason on the job', async () => {
+    const stack = await startTestStack({
+      script: [{ status: 401, errorBody: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } }],
+    });
+    try {
+      const job = await stack.submit({ piece: 'develop', instruction: 'no key' });
+      const { failure, job: row } = await stack.finish(job.id);
+      assert.ok(failure, 'the workflow failed');
+      assert.equal(row.status, 'failed');
+      assert.match(row.reason ?? '', /LLM endpoint answered 401: .*Incorrect API key provided/);
+      assert.equal(stack.llm.requests.length, 1, 'a 401 is not retried, neither by the client nor by Temporal');
+      assert.equal(stack.llm.requests[0].headers.authorization, 'Bearer test-key', 'the key reaches the LLM');
+      const history = await stack.client.workflow.getHandle(row.workflowId).fetchHistory();
+      const text = JSON.stringify(history, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v));
+      assert.match(text, /Incorrect API key provided/, 'payloads are decoded for the search');
+      assert.ok(!text.includes('test-key'), 'the API key never enters workflow history');
     } finally {
       await stack.stop();
     }
