@@ -1,8 +1,8 @@
 // What a movement is told when it starts (and nothing else): the enrichedInstruction, lessons,
 // checklists, feedback addressed to it, git status where asked. And what it passes on when it ends.
-import type { PieceMovement } from '../core/types.js';
+import type { JobView, PieceMovement, RequestView } from '../core/types.js';
 import type { Db } from '../db/database.js';
-import { lastComments } from '../db/repositories/index.js';
+import { lastComments, listJobs, listRequests } from '../db/repositories/index.js';
 import { addFeedback, addLessons, latestFeedbackFor, listLessons } from '../db/repositories/lessons.repo.js';
 import type { AgentLoopResult } from '../engine/agent-loop.js';
 import { renderChecklists } from '../engine/checklists.js';
@@ -18,8 +18,9 @@ export async function buildMovementUserPrompt(
   movement: PieceMovement,
   workspace: Workspace,
   now: Date,
+  note?: string,
 ): Promise<string> {
-  const [comments, inputFiles, outputFiles, lessons, feedback, checklists, gitStatus] = await Promise.all([
+  const [comments, inputFiles, outputFiles, lessons, feedback, checklists, gitStatus, requests, children] = await Promise.all([
     lastComments(db, job.id, RECENT_COMMENT_COUNT),
     listDir(workspace, 'input'),
     listDir(workspace, 'output'),
@@ -27,6 +28,8 @@ export async function buildMovementUserPrompt(
     latestFeedbackFor(db, job.id, movement.name),
     renderChecklists(workspace.root),
     movement.include_git_status ? describeGitStatus(workspace.root) : Promise.resolve(null),
+    listRequests(db, job.id),
+    listJobs(db, { parentId: job.id, limit: 200 }),
   ]);
   const enriched = buildEnrichedInstruction({ now, instruction: job.instruction, comments, inputFiles, outputFiles });
   return buildMovementPrompt({
@@ -36,7 +39,27 @@ export async function buildMovementUserPrompt(
     feedback,
     checklists,
     gitStatus,
+    requests: describeRequests(requests),
+    subtasks: describeChildren(children.reverse()),
+    note,
   });
+}
+
+function describeRequests(requests: RequestView[]): string | null {
+  if (!requests.length) return null;
+  return requests
+    .map((r) => {
+      const what = r.kind === 'tool' ? `tool ${r.args.tool}` : r.kind === 'package' ? `package ${r.args.manager} ${r.args.name}${r.args.version ? `@${r.args.version}` : ''}` : `subtask in ${r.args.workspace}`;
+      return `- ${what}: ${r.status}${r.note ? ` (note: ${r.note})` : ''}`;
+    })
+    .join('\n');
+}
+
+function describeChildren(children: JobView[]): string | null {
+  if (!children.length) return null;
+  return children
+    .map((c) => `- job ${c.id} [${c.status}] ${c.instruction.slice(0, 120)}${c.summary ? `\n  summary: ${c.summary.slice(0, 500)}` : ''}`)
+    .join('\n');
 }
 
 /** Stores lessons (DB + logs/lessons.jsonl) and, for a verify movement sending the job back, feedback. */

@@ -13,7 +13,10 @@ import {
   updateJobState,
 } from '../db/repositories/index.js';
 import { runAgentLoop } from '../engine/agent-loop.js';
-import { buildJobTools } from '../engine/job-tools.js';
+import { buildJobTools, jobToolDefinitions } from '../engine/job-tools.js';
+import type { ToolDefinition } from '../engine/tools/tool.js';
+import type { Client } from '@temporalio/client';
+import { createJobServices } from './job-services.js';
 import type { LlmClient } from '../engine/llm-client.js';
 import { prepareWorkspace } from '../engine/tools/workspace.js';
 import { createCheckpointer } from './movement-checkpointer.js';
@@ -29,6 +32,8 @@ interface Deps {
   db: Db;
   config: MaestroConfig;
   getLlm: () => LlmClient;
+  getClient: () => Promise<Client>;
+  extraTools?: ToolDefinition[];
   now?: () => Date;
 }
 
@@ -52,7 +57,9 @@ export function createRunMovement(deps: Deps) {
 
       const workspace = await prepareWorkspace(job.workspace);
       const now = deps.now?.() ?? new Date();
-      const userPrompt = await buildMovementUserPrompt(db, job, movement, workspace, now);
+      const userPrompt = await buildMovementUserPrompt(db, job, movement, workspace, now, input.note);
+      const services = createJobServices({ db, config: deps.config, getClient: deps.getClient, job, movement: movement.name });
+      const toolDefinitions = jobToolDefinitions(deps.extraTools);
       const result = await runAgentLoop(
         {
           jobId,
@@ -60,7 +67,10 @@ export function createRunMovement(deps: Deps) {
           movement,
           systemPrompt: piece.system_prompt,
           userPrompt,
-          tools: buildJobTools(piece),
+          tools: buildJobTools(piece, toolDefinitions),
+          toolDefinitions,
+          grantedTools: await services.grantedTools(),
+          services,
           workspace,
           contextWindow: deps.config.llm.contextWindow,
         },
@@ -100,6 +110,9 @@ export function createRunMovement(deps: Deps) {
         next: result.next,
         summary: result.summary.slice(0, 2000),
         reason: result.reason,
+        waitReason: result.waitReason,
+        resumeMovement: result.resumeMovement,
+        requestId: result.requestId,
         iterations: result.iterations,
         usage: result.usage,
       };

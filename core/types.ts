@@ -73,6 +73,8 @@ export interface Piece {
   max_iterations?: number;
   text_only_limit?: number;
   max_asks?: number;
+  /** Seconds a tool/package/spawn approval may stay pending before it expires (none: no expiry). */
+  approval_timeout?: number;
   context_thresholds?: Partial<ContextThresholds>;
   movements: PieceMovement[];
 }
@@ -90,6 +92,8 @@ export interface MovementInput {
   movement: string;
   /** 1-based count of movements run so far in this job, including this one. */
   sequence: number;
+  /** A note from the engine for this run of the movement (e.g. the ask-limit deflection). */
+  note?: string;
 }
 
 /** What one movement returns to the workflow: ids and summaries (DESIGN: history stays small). */
@@ -103,6 +107,8 @@ export interface MovementResult {
   reason?: string;
   waitReason?: WaitReason;
   resumeMovement?: string;
+  /** The pending request a WAITING_HUMAN_*_REQUEST park waits on. */
+  requestId?: string;
   iterations: number;
   usage: TokenUsage;
 }
@@ -133,6 +139,30 @@ export const SEARCH_ATTRIBUTES = {
   movement: 'MaestroMovement',
   waitReason: 'MaestroWaitReason',
 } as const;
+
+export const REQUEST_KINDS = ['tool', 'package', 'spawn'] as const;
+export type RequestKind = (typeof REQUEST_KINDS)[number];
+export const REQUEST_STATUSES = ['pending', 'approved', 'declined', 'expired'] as const;
+export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+
+export interface RequestView {
+  id: string;
+  jobId: string;
+  kind: RequestKind;
+  args: Record<string, unknown>;
+  reason: string;
+  movement: string;
+  status: RequestStatus;
+  note: string | null;
+  result: string | null;
+  createdAt: string;
+  decidedAt: string | null;
+}
+
+/** After this many ASKs the model is told to decide by itself (piece setting max_asks overrides). */
+export const DEFAULT_MAX_ASKS = 3;
+/** Deflections of over-limit ASKs before the job ends aborted with reason ask_limit_reached. */
+export const MAX_ASK_LIMIT_DEFLECTIONS = 2;
 
 export function workflowIdForJob(jobId: string): string {
   return `job-${jobId}`;

@@ -24,6 +24,10 @@ export interface JobsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The captcha screen (space) a job parked on captcha waits for; personal workspaces have no space id. */
+  captcha_space_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Children only: identifies what was spawned, so a re-run movement never spawns it twice. */
+  spawn_key: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CommentsTable {
@@ -99,6 +103,22 @@ export interface FeedbackTable {
   created_at: Timestamp;
 }
 
+/** A person's approval for one call: a tool, a package install, or a child in another workspace. */
+export interface RequestsTable {
+  id: string;
+  job_id: string;
+  kind: string;
+  call_hash: string;
+  args: Json<unknown>;
+  reason: ColumnType<string, string | undefined, string>;
+  movement: string;
+  status: ColumnType<string, string | undefined, string>;
+  note: ColumnType<string | null, string | null | undefined, string | null>;
+  result: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  decided_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
 export interface Database {
   jobs: JobsTable;
   comments: CommentsTable;
@@ -108,6 +128,7 @@ export interface Database {
   movement_checkpoints: MovementCheckpointsTable;
   lessons: LessonsTable;
   feedback: FeedbackTable;
+  requests: RequestsTable;
 }
 
 export type JobRow = Selectable<JobsTable>;

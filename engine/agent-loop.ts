@@ -8,7 +8,7 @@ import { ContextManager, type ContextSnapshot } from './context-manager.js';
 import type { ChatMessage, ChatTool, LlmClient, LlmToolCall } from './llm-client.js';
 import { movementTargets } from './piece/piece-targets.js';
 import { dispatchToolCall, type MovementEnd } from './tool-dispatch.js';
-import type { ToolDefinition, ToolImage } from './tools/tool.js';
+import type { JobServices, ToolDefinition, ToolImage } from './tools/tool.js';
 import type { Workspace } from './tools/workspace.js';
 
 export const DEFAULT_MAX_ITERATIONS = 30;
@@ -24,10 +24,14 @@ export interface AgentLoopInput {
   movement: PieceMovement;
   systemPrompt: string;
   userPrompt: string;
+  /** The wire form sent with every request (buildJobTools). */
   tools: ChatTool[];
+  /** What runs when the model calls a tool (jobToolDefinitions). */
+  toolDefinitions: ToolDefinition[];
+  grantedTools?: string[];
+  services?: JobServices;
   workspace: Workspace;
   contextWindow: number;
-  extraTools?: ToolDefinition[];
 }
 
 /** Everything besides the messages that a resumed attempt needs. */
@@ -109,7 +113,9 @@ export async function runAgentLoop(input: AgentLoopInput, deps: AgentLoopDeps): 
     signal: deps.signal,
     heartbeat,
     emit: deps.emit,
-    extraTools: input.extraTools,
+    tools: input.toolDefinitions,
+    grantedTools: input.grantedTools ?? [],
+    services: input.services,
   };
 
   for (;;) {

@@ -13,6 +13,12 @@ export interface MovementPromptInput {
   checklists?: string | null;
   feedback?: Array<{ fromMovement: string; text: string }>;
   gitStatus?: string | null;
+  /** This job's approval requests and how they were decided. */
+  requests?: string | null;
+  /** This job's child jobs with their status and summary. */
+  subtasks?: string | null;
+  /** A note from the engine for this run of the movement (e.g. the ask-limit deflection). */
+  note?: string;
 }
 
 export function buildMovementPrompt(input: MovementPromptInput): string {
@@ -26,9 +32,12 @@ export function buildMovementPrompt(input: MovementPromptInput): string {
   if (feedback.length) {
     parts.push(`## Feedback for this step\n${feedback.map((f) => `From ${f.fromMovement}:\n${f.text.trim()}`).join('\n\n')}`);
   }
+  if (input.requests) parts.push(`## Your requests\n${input.requests}`);
+  if (input.subtasks) parts.push(`## Subtasks\n${input.subtasks}`);
   parts.push(`## Workspace files\n${enriched.workspace}`);
   if (input.gitStatus) parts.push(`## Workspace changes (git)\n${input.gitStatus}`);
   parts.push(`## Current step: ${movement.name}\n${movement.instruction.trim()}\n\n${describeExits(movement)}`);
+  if (input.note) parts.push(`## Note from the engine\n${input.note}`);
   parts.push(`## Time\n${enriched.time}`);
   return parts.join('\n\n');
 }

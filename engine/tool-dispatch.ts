@@ -1,12 +1,12 @@
 // Answers one tool call of the model: control-flow tools (transition, complete) end the movement or
 // are refused with the valid choices; other tools are checked against the movement's permissions and
 // run inside the workspace. Every refusal is a tool result the model can act on, never an exception.
-import type { PieceMovement } from '../core/types.js';
+import type { PieceMovement, WaitReason } from '../core/types.js';
 import type { ContextManager } from './context-manager.js';
 import type { LlmToolCall } from './llm-client.js';
 import { COMPLETE_TOOL, parseComplete } from './tools/complete.tool.js';
-import { executeTool, FILE_TOOLS } from './tools/index.js';
-import type { ToolDefinition, ToolImage } from './tools/tool.js';
+import { executeTool } from './tools/index.js';
+import type { JobServices, ToolDefinition, ToolImage, ToolPark } from './tools/tool.js';
 import { checkTransition, TRANSITION_TOOL } from './tools/transition.tool.js';
 import type { Workspace } from './tools/workspace.js';
 
@@ -17,7 +17,13 @@ export interface MovementEnd {
   reason?: string;
   lessons: string[];
   question?: string;
+  waitReason?: WaitReason;
+  requestId?: string;
+  resumeMovement?: string;
 }
+
+/** Control-flow tools every movement may call without listing them: they only ask or wait. */
+export const ALWAYS_ALLOWED_TOOLS = ['RequestTool', 'RequestPackage', 'WaitSubTask'];
 
 export type CallOutcome = { kind: 'end'; end: MovementEnd } | { kind: 'result'; content: string; images?: ToolImage[] };
 
@@ -30,8 +36,11 @@ export interface DispatchContext {
   signal: AbortSignal;
   heartbeat(): void;
   emit(type: string, data: Record<string, unknown>): Promise<void>;
-  /** Tools beyond the file tools (later issues add more); looked up by name. */
-  extraTools?: ToolDefinition[];
+  /** Every tool of the job besides transition and complete, looked up by name. */
+  tools: ToolDefinition[];
+  /** Tools a person approved for the rest of the job (RequestTool). */
+  grantedTools: string[];
+  services?: JobServices;
 }
 
 export async function dispatchToolCall(call: LlmToolCall, ctx: DispatchContext): Promise<CallOutcome> {
@@ -42,7 +51,12 @@ export async function dispatchToolCall(call: LlmToolCall, ctx: DispatchContext):
     return { kind: 'result', content: `Error: ${check.error}` };
   }
   if (call.name === COMPLETE_TOOL) return completeOutcome(call);
-  return { kind: 'result', ...(await runTool(call, ctx)) };
+  const out = await runTool(call, ctx);
+  if (out.park) {
+    const { next, waitReason, summary, requestId, resumeMovement } = out.park;
+    return { kind: 'end', end: { next, waitReason, summary, requestId, resumeMovement, lessons: [] } };
+  }
+  return { kind: 'result', content: out.content, images: out.images };
 }
 
 function completeOutcome(call: LlmToolCall): CallOutcome {
@@ -57,18 +71,22 @@ function completeOutcome(call: LlmToolCall): CallOutcome {
   return { kind: 'end', end: { next: 'COMPLETE', summary, lessons: lessonList } };
 }
 
-async function runTool(call: LlmToolCall, ctx: DispatchContext): Promise<{ content: string; images?: ToolImage[] }> {
+async function runTool(call: LlmToolCall, ctx: DispatchContext): Promise<{ content: string; images?: ToolImage[]; park?: ToolPark }> {
   const started = Date.now();
-  const def = [...FILE_TOOLS, ...(ctx.extraTools ?? [])].find((t) => t.name === call.name);
+  const def = ctx.tools.find((t) => t.name === call.name);
+  const allowed = [...ctx.movement.allowed_tools, ...ALWAYS_ALLOWED_TOOLS, ...ctx.grantedTools];
   let content: string;
   let isError = true;
   let truncated = false;
   let images: ToolImage[] | undefined;
+  let park: ToolPark | undefined;
   if (!def) {
     content = `Error: unknown tool "${call.name}".`;
-  } else if (!ctx.movement.allowed_tools.includes(call.name)) {
-    const allowed = ctx.movement.allowed_tools.join(', ') || '(none)';
-    content = `Error: the tool ${call.name} is not allowed in step "${ctx.movement.name}". Allowed here: ${allowed}.`;
+  } else if (!allowed.includes(call.name)) {
+    const here = [...ctx.movement.allowed_tools, ...ctx.grantedTools].join(', ') || '(none)';
+    content =
+      `Error: the tool ${call.name} is not allowed in step "${ctx.movement.name}". Allowed here: ${here}. ` +
+      'If you need it, ask for it with RequestTool({tool, reason}).';
   } else {
     // A long tool is progress, not a hang: keep heartbeating while it runs.
     const ticker = setInterval(() => ctx.heartbeat(), 10_000);
@@ -78,11 +96,14 @@ async function runTool(call: LlmToolCall, ctx: DispatchContext): Promise<{ conte
         workspace: ctx.workspace,
         signal: ctx.signal,
         budgetTokens: ctx.context.toolBudgetTokens(),
+        movement: ctx.movement.name,
+        services: ctx.services,
       });
       content = out.isError ? `Error: ${out.content}` : out.content;
       isError = Boolean(out.isError);
       truncated = Boolean(out.truncated);
       images = out.images;
+      park = out.park;
     } finally {
       clearInterval(ticker);
     }
@@ -93,8 +114,9 @@ async function runTool(call: LlmToolCall, ctx: DispatchContext): Promise<{ conte
     durationMs: Date.now() - started,
     isError,
     truncated,
+    ...(park ? { park: park.next, waitReason: park.waitReason } : {}),
   });
-  return { content, images };
+  return { content, images, park };
 }
 
 export function shorten(text: string, max = 200): string {

@@ -12,6 +12,7 @@ export interface WorkerDeps {
   connection: NativeConnection;
   llm?: ActivityDeps['llm'];
   now?: ActivityDeps['now'];
+  extraTools?: ActivityDeps['extraTools'];
   /** A prebuilt workflow bundle (tests build it once); otherwise workflows/ is bundled at start. */
   workflowBundlePath?: string;
   options?: Partial<WorkerOptions>;
@@ -24,7 +25,7 @@ export async function createMaestroWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.config.temporal.namespace,
     taskQueue: deps.config.temporal.taskQueue,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({ db: deps.db, config: deps.config, llm: deps.llm, now: deps.now }),
+    activities: createActivities({ db: deps.db, config: deps.config, llm: deps.llm, now: deps.now, extraTools: deps.extraTools }),
     // Parked jobs hold no slot (they are signal waits), so slots only bound concurrent movements.
     maxConcurrentActivityTaskExecutions: 20,
     shutdownGraceTime: '10 seconds',

@@ -5,10 +5,10 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
-  condition,
   ContinueAsNew,
   continueAsNew,
   isCancellation,
+  log,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -17,16 +17,16 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { MaestroMovement, MaestroStatus, MaestroWaitReason } from '../core/search-attributes.js';
-import type { JobStatus, MovementResult, WaitReason } from '../core/types.js';
+import { MaestroMovement, MaestroPiece, MaestroStatus, MaestroWaitReason } from '../core/search-attributes.js';
+import { DEFAULT_MAX_ASKS, MAX_ASK_LIMIT_DEFLECTIONS, type JobStatus, type MovementResult, type WaitReason } from '../core/types.js';
 import {
   jobStateQuery,
-  replySignal,
   type JobWorkflowInput,
   type JobWorkflowResult,
   type JobWorkflowState,
 } from './definitions.js';
 import { mapMovementResult } from './map-movement-result.js';
+import { installParkHandlers, waitForWakeUp } from './parks.js';
 
 function movementOptions(heartbeatTimeoutSeconds = 120): ActivityOptions {
   return {
@@ -38,6 +38,7 @@ function movementOptions(heartbeatTimeoutSeconds = 120): ActivityOptions {
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
   };
 }
+
 const { recordJobStatus } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumAttempts: 10 },
@@ -53,11 +54,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
     movementCount: input.resume?.movementCount ?? 0,
     waitReason: null,
     resumeMovement: null,
+    requestId: null,
+    asks: input.resume?.asks ?? 0,
+    askDeflections: input.resume?.askDeflections ?? 0,
+    children: {},
   };
-  let repliesReceived = 0;
-  setHandler(replySignal, () => {
-    repliesReceived += 1;
-  });
+  const wake = installParkHandlers(state, input.options);
   setHandler(jobStateQuery, () => state);
 
   const setStatus = async (
@@ -90,33 +92,49 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   };
 
   try {
+    upsertSearchAttributes([{ key: MaestroPiece, value: piece.name }]);
     await setStatus('running');
+    let note: string | undefined;
     for (;;) {
       const movement = state.movement as string;
       state.movementCount += 1;
       upsertSearchAttributes([{ key: MaestroMovement, value: movement }]);
       const result: MovementResult = await runMovement.executeWithOptions(
         { ...runOptions, summary: `${movement} (movement ${state.movementCount} of job)` },
-        [{ jobId, piece, movement, sequence: state.movementCount, movementRunId: uuid4() }],
+        [{ jobId, piece, movement, sequence: state.movementCount, movementRunId: uuid4(), note }],
       );
+      note = undefined;
       const decision = mapMovementResult(result, piece, { movementCount: state.movementCount });
       if (decision.kind === 'done') return await finish(decision.status, decision.reason, result.summary);
+      if (decision.kind === 'park' && decision.waitReason === 'question') {
+        state.asks += 1;
+        const maxAsks = piece.max_asks ?? DEFAULT_MAX_ASKS;
+        if (state.asks > maxAsks) {
+          // Over the ask limit: no park; the same movement runs again and must decide by itself.
+          if (state.askDeflections >= MAX_ASK_LIMIT_DEFLECTIONS) return await finish('aborted', 'ask_limit_reached', result.summary);
+          state.askDeflections += 1;
+          note = askLimitNote(maxAsks);
+          continue;
+        }
+      }
       if (decision.kind === 'park') {
-        const repliesBefore = repliesReceived;
+        const before = wake.snapshot();
+        state.requestId = result.requestId ?? null;
         await setStatus(decision.status, { waitReason: decision.waitReason, resumeMovement: decision.resumeMovement });
-        // Only ASK-style parks are woken by replies so far; other wake-ups arrive with their own signals.
-        await condition(() => repliesReceived > repliesBefore);
+        await waitForWakeUp(wake, decision.waitReason, before, state, piece.approval_timeout, jobId);
+        state.requestId = null;
         state.movement = decision.resumeMovement;
         await setStatus('running');
       } else {
         state.movement = decision.movement;
       }
-      if (workflowInfo().continueAsNewSuggested) {
+      const childrenRunning = Object.values(state.children).some((c) => !c.ended);
+      if (workflowInfo().continueAsNewSuggested && !childrenRunning) {
         await continueAsNew<typeof jobWorkflow>({
           jobId,
           piece,
           options: input.options,
-          resume: { movement: state.movement as string, movementCount: state.movementCount },
+          resume: { movement: state.movement as string, movementCount: state.movementCount, asks: state.asks, askDeflections: state.askDeflections },
         });
       }
     }
@@ -124,9 +142,17 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
     if (err instanceof ContinueAsNew) throw err;
     if (isCancellation(err)) return await finish('cancelled', 'cancelled');
     const reason = describeFailure(err);
+    log.error('job failed', { jobId, reason });
     await finish('failed', reason);
     throw ApplicationFailure.nonRetryable(`job ${jobId} failed: ${reason}`, 'JobFailed');
   }
+}
+
+export function askLimitNote(maxAsks: number): string {
+  return (
+    `You have already asked the person ${maxAsks} questions, the limit for this job. Do not ask again: ` +
+    'decide by yourself with what you know, say which assumptions you made, and go on.'
+  );
 }
 
 function describeFailure(err: unknown): string {

@@ -4,3 +4,4 @@ export * from './movement-runs.repo.js';
 export * from './events.repo.js';
 export * from './checkpoints.repo.js';
 export * from './lessons.repo.js';
+export * from './requests.repo.js';

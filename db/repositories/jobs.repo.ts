@@ -19,6 +19,8 @@ export interface NewJob {
   instruction: string;
   workspace: string;
   workflowId: string;
+  /** Children only: what was spawned, so the same spawn is never made twice. */
+  spawnKey?: string | null;
 }
 
 export interface JobStatePatch {
@@ -69,6 +71,7 @@ export async function insertJob(db: Db, job: NewJob): Promise<JobView> {
       reason: null,
       summary: null,
       workflow_id: job.workflowId,
+      spawn_key: job.spawnKey ?? null,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -123,4 +126,26 @@ export async function updateJobState(db: Db, id: string, patch: JobStatePatch): 
     .where('id', '=', id)
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) throw new JobNotFoundError(id);
+}
+
+/** A child of parentId spawned with this key, if any. */
+export async function findChildBySpawnKey(db: Db, parentId: string, spawnKey: string): Promise<JobView | undefined> {
+  const row = await db.selectFrom('jobs').selectAll().where('parent_id', '=', parentId).where('spawn_key', '=', spawnKey).executeTakeFirst();
+  return row && toJobView(row);
+}
+
+export async function setCaptchaSpace(db: Db, id: string, spaceId: string | null): Promise<void> {
+  await db.updateTable('jobs').set({ captcha_space_id: spaceId }).where('id', '=', id).execute();
+}
+
+/** Jobs parked on a captcha of this space (issue 4: one resolve wakes them all). */
+export async function listCaptchaWaiters(db: Db, spaceId: string): Promise<JobView[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('captcha_space_id', '=', spaceId)
+    .where('status', '=', 'waiting_human')
+    .where('wait_reason', '=', 'captcha')
+    .execute();
+  return rows.map(toJobView);
 }

@@ -111,6 +111,7 @@ export const PieceSchema = z.strictObject({
     .int({ error: 'must be a whole number' })
     .min(0, { error: 'must be 0 or more' })
     .default(PIECE_DEFAULTS.max_asks),
+  approval_timeout: z.number().positive({ error: 'must be a number of seconds above 0' }).optional(),
   context_thresholds: ContextThresholdsSchema.prefault({}),
   movements: z.array(PieceMovementSchema).min(1, { error: 'a piece needs at least one movement' }),
 });

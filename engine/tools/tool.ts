@@ -1,6 +1,7 @@
 // The contract every tool file implements: one zod schema, one run function.
 // Tool failures are returned as error results (the model can act on them), never thrown past the loop.
 import type { z } from 'zod';
+import type { RequestKind, RequestView, WaitReason } from '../../core/types.js';
 import type { Workspace } from './workspace.js';
 
 export interface ToolContext {
@@ -8,8 +9,48 @@ export interface ToolContext {
   workspace: Workspace;
   /** Aborted when the activity is cancelled or times out: long tools (Bash) must stop. */
   signal: AbortSignal;
-  /** Most tokens one tool result may take (issue 3 computes it from the ContextManager). */
+  /** Most tokens one tool result may take (computed from the ContextManager). */
   budgetTokens: number;
+  /** The movement the call was made in. */
+  movement?: string;
+  /** What tools that park or spawn need from the job (DB-backed in the worker). */
+  services?: JobServices;
+}
+
+/** How a tool ends the movement with a park (seeds 004: a control-flow tool raises a sentinel). */
+export interface ToolPark {
+  next: 'WAITING_HUMAN_TOOL_REQUEST' | 'WAITING_HUMAN_BROWSER' | 'WAITING_HUMAN_SPAWN_REQUEST' | 'WAIT_SUBTASKS';
+  waitReason: WaitReason;
+  summary: string;
+  requestId?: string;
+  resumeMovement?: string;
+}
+
+export interface NewRequest {
+  kind: RequestKind;
+  /** Only what identifies the call: a decision applies to this call alone. */
+  binding: Record<string, unknown>;
+  args: Record<string, unknown>;
+  reason: string;
+}
+
+export interface SpawnInput {
+  instruction: string;
+  piece?: string;
+  workspace?: string;
+}
+
+export interface JobServices {
+  /** The latest request of this job for the same kind and binding, if any. */
+  findRequest(kind: RequestKind, binding: Record<string, unknown>): Promise<RequestView | undefined>;
+  createRequest(req: NewRequest): Promise<RequestView>;
+  setRequestResult(id: string, result: string): Promise<void>;
+  /** Tools approved for the rest of the job. */
+  grantedTools(): Promise<string[]>;
+  /** Creates the child job (once per spawn key) and has the parent workflow start it. */
+  spawnChild(input: SpawnInput): Promise<{ jobId: string; created: boolean; status: string }>;
+  listChildren(): Promise<Array<{ id: string; status: string; summary: string | null; instruction: string }>>;
+  setCaptchaSpace(spaceId: string | null): Promise<void>;
 }
 
 export interface ToolOutput {
@@ -17,6 +58,8 @@ export interface ToolOutput {
   isError?: boolean;
   /** True when the output was cut to fit budgetTokens; the content then carries a visible notice. */
   truncated?: boolean;
+  /** Set by control-flow tools that park the job: the movement ends with this sentinel. */
+  park?: ToolPark;
   /** Images for vision models (ReadImage): the loop adds them to the movement's messages. */
   images?: ToolImage[];
 }

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import type { Piece } from '../../core/types.js';
 import { runAgentLoop, TEXT_ONLY_REMINDER, WRAP_UP_PROMPT, type AgentLoopDeps } from '../../engine/agent-loop.js';
-import { buildJobTools } from '../../engine/job-tools.js';
+import { buildJobTools, jobToolDefinitions } from '../../engine/job-tools.js';
 import { createLlmClient } from '../../engine/llm-client.js';
 import { prepareWorkspace, type Workspace } from '../../engine/tools/workspace.js';
 import { startScriptedLlmServer, type ScriptedResponse } from '../fixtures/scripted-llm-server.js';
@@ -54,6 +54,7 @@ describe('agent loop', () => {
           systemPrompt: p.system_prompt,
           userPrompt: opts.userPrompt ?? 'do it',
           tools: buildJobTools(p),
+          toolDefinitions: jobToolDefinitions(),
           workspace,
           contextWindow: opts.contextWindow ?? 1000,
         },

@@ -1,0 +1,93 @@
+// What the parking and spawning tools need from the job, backed by Postgres and Temporal. Built per
+// movement run by runMovement and handed to the tools through ToolContext.services.
+import { createHash, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { MaestroConfig } from '../config/config.js';
+import { workflowIdForJob, type JobView } from '../core/types.js';
+import type { Db } from '../db/database.js';
+import {
+  addEvent,
+  createRequest,
+  findChildBySpawnKey,
+  findRequestForCall,
+  getJobPiece,
+  grantedTools,
+  insertJob,
+  listJobs,
+  setCaptchaSpace,
+  setRequestResult,
+} from '../db/repositories/index.js';
+import { resolvePiece } from '../engine/piece/piece-loader.js';
+import type { JobServices, SpawnInput } from '../engine/tools/tool.js';
+import { prepareWorkspace } from '../engine/tools/workspace.js';
+import { spawnChildSignal } from '../workflows/definitions.js';
+
+export interface JobServicesDeps {
+  db: Db;
+  config: MaestroConfig;
+  getClient: () => Promise<Client>;
+  job: JobView;
+  movement: string;
+}
+
+export function createJobServices(deps: JobServicesDeps): JobServices {
+  const { db, job } = deps;
+  return {
+    findRequest: (kind, binding) => findRequestForCall(db, job.id, kind, binding),
+    async createRequest(req) {
+      const created = await createRequest(db, { id: randomUUID(), jobId: job.id, movement: deps.movement, ...req });
+      await addEvent(db, { jobId: job.id, type: 'request.created', data: { requestId: created.id, kind: req.kind, args: req.args } });
+      return created;
+    },
+    setRequestResult: (id, result) => setRequestResult(db, id, result),
+    grantedTools: () => grantedTools(db, job.id),
+    spawnChild: (input) => spawnChild(deps, input),
+    async listChildren() {
+      const children = await listJobs(db, { parentId: job.id, limit: 500 });
+      return children.reverse().map((c) => ({ id: c.id, status: c.status, summary: c.summary, instruction: c.instruction }));
+    },
+    setCaptchaSpace: (spaceId) => setCaptchaSpace(db, job.id, spaceId),
+  };
+}
+
+/** Same instruction, piece and workspace from the same parent = the same child (iron rule 4). */
+export function spawnKey(input: SpawnInput): string {
+  const key = JSON.stringify([input.instruction.trim(), input.piece ?? '', input.workspace ?? '']);
+  return createHash('sha256').update(key).digest('hex');
+}
+
+async function spawnChild(deps: JobServicesDeps, input: SpawnInput): Promise<{ jobId: string; created: boolean; status: string }> {
+  const { db, job, config } = deps;
+  const key = spawnKey(input);
+  const existing = await findChildBySpawnKey(db, job.id, key);
+  if (existing) return { jobId: existing.id, created: false, status: existing.status };
+
+  // Without a piece named, the child runs the parent's own (frozen) piece.
+  const piece = input.piece ? (await resolvePiece(input.piece)).piece : await getJobPiece(db, job.id);
+  if (!piece) throw new Error(`job ${job.id} has no piece`);
+  const id = randomUUID();
+  const workspace = input.workspace ? path.resolve(job.workspace, input.workspace) : path.join(config.home, 'workspaces', id);
+  await prepareWorkspace(workspace);
+  const child = await insertJob(db, {
+    id,
+    parentId: job.id,
+    pieceName: piece.name,
+    piece,
+    instruction: input.instruction,
+    workspace,
+    workflowId: workflowIdForJob(id),
+    spawnKey: key,
+  });
+  await addEvent(db, { jobId: job.id, type: 'subtask.spawned', data: { childId: id, piece: piece.name, workspace } });
+  await addEvent(db, { jobId: id, type: 'job.submitted', data: { piece: piece.name, workspace, parentId: job.id } });
+  // Only the parent workflow can start a child workflow: ask it to (the row exists first, so a
+  // retried activity finds the child by its spawn key instead of making a second one).
+  const client = await deps.getClient();
+  await client.workflow.getHandle(job.workflowId).signal(spawnChildSignal, {
+    childJobId: id,
+    piece,
+    options: { heartbeatTimeoutSeconds: config.heartbeatTimeoutSeconds },
+  });
+  return { jobId: child.id, created: true, status: child.status };
+}
