@@ -6,6 +6,7 @@ import type { MaestroConfig } from '../config/config.js';
 import type { Db } from '../db/database.js';
 import { bearerAuth } from './auth.js';
 import { ApiError, InvalidRequestError, errorResponse, formatZodIssues } from './errors.js';
+import { registerBrowserRoutes } from './routes/browser.routes.js';
 import { registerCommentRoutes } from './routes/comments.routes.js';
 import { registerJobRoutes } from './routes/jobs.routes.js';
 import { registerMetaRoutes } from './routes/meta.routes.js';
@@ -54,6 +55,7 @@ export function createApiApp(deps: ApiDeps): OpenAPIHono {
   registerMetaRoutes(app);
   registerJobRoutes(app, deps);
   registerCommentRoutes(app, deps);
+  registerBrowserRoutes(app, deps);
   registerPieceRoutes(app);
   return app;
 }

@@ -10,7 +10,7 @@ import { loadConfig } from '../config/config.js';
 import { startStack } from '../infra/stack.js';
 import { ensureTemporalCli } from '../infra/temporal-cli.js';
 import { startTemporalDevServer } from '../infra/temporal-dev-server.js';
-import { DEMO_INSTRUCTION, demoModel } from '../scripts/demo-model.js';
+import { DEMO_INSTRUCTION, straightDemoModel } from '../scripts/demo-model.js';
 import { currentMovementOf } from '../test/fixtures/movement-script.js';
 import { startScriptedLlmServer } from '../test/fixtures/scripted-llm-server.js';
 import { comparePrefix, differenceAfterJobContext, naiveOrdering, type RecordedChat } from './prompt-prefix.js';
@@ -23,7 +23,7 @@ async function main(): Promise<number> {
   const home = await mkdtemp(path.join(os.tmpdir(), 'maestro-bench-'));
   const cliPath = await ensureTemporalCli(base.home, (l) => console.error(l));
   const temporal = await startTemporalDevServer({ cliPath, port: 0, headless: true });
-  const llm = await startScriptedLlmServer({ script: demoModel });
+  const llm = await startScriptedLlmServer({ script: straightDemoModel });
   const config = loadConfig({ ...process.env, TEMPORAL_ADDRESS: temporal.address, MAESTRO_HOME: home, MAESTRO_LLM_BASE_URL: llm.url, DATABASE_URL: '' });
   const stack = await startStack({ config, temporal: 'connect', worker: true });
   try {

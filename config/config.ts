@@ -19,6 +19,7 @@ const EnvSchema = z.object({
   MAESTRO_API_HOST: z.string().min(1).default('127.0.0.1'),
   MAESTRO_API_URL: z.string().url().optional(),
   MAESTRO_HEARTBEAT_TIMEOUT: z.coerce.number().positive().default(120),
+  MAESTRO_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('WARN'),
 });
 
 export const ENV_KEYS = Object.keys(EnvSchema.shape);
@@ -29,6 +30,8 @@ export interface MaestroConfig {
   llm: { baseUrl: string | undefined; apiKey: string | undefined; model: string; contextWindow: number };
   /** Seconds without a heartbeat after which a movement attempt counts as lost and is retried. */
   heartbeatTimeoutSeconds: number;
+  /** Level of the Temporal SDK's own log (worker, bundler) in maestro processes. */
+  logLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   home: string;
   api: { port: number; host: string; token: string | undefined; url: string };
 }
@@ -40,6 +43,7 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): MaestroConfig {
   // Empty strings mean "unset" for every variable: shells and compose files produce them easily.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  if (typeof cleaned.MAESTRO_LOG_LEVEL === 'string') cleaned.MAESTRO_LOG_LEVEL = cleaned.MAESTRO_LOG_LEVEL.toUpperCase();
   const parsed = EnvSchema.safeParse(cleaned);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
@@ -58,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): MaestroConfig 
       contextWindow: e.MAESTRO_CONTEXT_WINDOW,
     },
     heartbeatTimeoutSeconds: e.MAESTRO_HEARTBEAT_TIMEOUT,
+    logLevel: e.MAESTRO_LOG_LEVEL,
     home,
     api: {
       port: e.MAESTRO_API_PORT,

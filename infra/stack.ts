@@ -39,11 +39,10 @@ export class StackStartError extends Error {
 
 let runtimeInstalled = false;
 
-/** The Temporal SDK's own log (webpack, worker states) at WARN unless MAESTRO_LOG_LEVEL says otherwise. */
-function installRuntime(): void {
+/** The Temporal SDK's own log (webpack, worker states) at MAESTRO_LOG_LEVEL (WARN by default). */
+function installRuntime(level: LogLevel): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const level = (process.env.MAESTRO_LOG_LEVEL?.toUpperCase() ?? 'WARN') as LogLevel;
   try {
     Runtime.install({ logger: new DefaultLogger(level) });
   } catch {
@@ -53,7 +52,7 @@ function installRuntime(): void {
 
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const { config } = opts;
-  installRuntime();
+  installRuntime(config.logLevel);
   const log = opts.log ?? (() => {});
   const stops: Array<() => Promise<void>> = [];
   const stop = async () => {

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { loadConfig } from '../../config/config.js';
 import type { JobView } from '../../core/types.js';
 import { startStack } from '../../infra/stack.js';
-import { DEMO_INSTRUCTION, demoModel } from '../../scripts/demo-model.js';
+import { DEMO_INSTRUCTION, DEMO_REPLY, demoModel } from '../../scripts/demo-model.js';
 import { startScriptedLlmServer } from '../../test/fixtures/scripted-llm-server.js';
 import { ApiClient } from '../api-client.js';
-import { followJob } from './run.command.js';
+import { driveDemoJob } from './demo-driver.js';
 
 export async function runDemo(): Promise<number> {
   const config = loadConfig();
@@ -28,7 +28,7 @@ export async function runDemo(): Promise<number> {
     const submitted = await api.post<JobView>('/api/jobs', { piece: 'develop', instruction: DEMO_INSTRUCTION });
     say(`\nJob ${submitted.id} (piece develop, workspace ${submitted.workspace})`);
     say(`Task: ${DEMO_INSTRUCTION}\n`);
-    const job = await followJob(api, submitted.id, { json: false, pollMs: 250 });
+    const job = await driveDemoJob(api, submitted.id, { reply: DEMO_REPLY, approvalNote: 'granted by the demo' }, say);
     say(`\nFinal status: ${job.status}${job.reason ? ` (${job.reason})` : ''}`);
     if (job.summary) say(`Summary: ${job.summary}`);
     const files = await listFiles(path.join(job.workspace, 'output'));

@@ -11,6 +11,7 @@ import { loadConfig, type MaestroConfig } from '../../config/config.js';
 import { workflowIdForJob, type JobView } from '../../core/types.js';
 import type { Db } from '../../db/database.js';
 import { getJob } from '../../db/repositories/index.js';
+import type { ToolDefinition } from '../../engine/tools/tool.js';
 import { createMaestroWorker } from '../../worker/create-worker.js';
 import type { JobWorkflowResult } from '../../workflows/definitions.js';
 import { startScriptedLlmServer, type ScriptedResponse, type ScriptHandler } from '../fixtures/scripted-llm-server.js';
@@ -42,6 +43,8 @@ export async function startTestStack(opts: {
   env?: Record<string, string>;
   /** false: no worker in this process (the test runs its own, e.g. in a child process). */
   worker?: boolean;
+  /** Test-only tools offered to every job (after the built-in ones), e.g. a stand-in browser tool. */
+  extraTools?: ToolDefinition[];
 }): Promise<TestStack> {
   const address = temporalAddress();
   const home = await mkdtemp(path.join(os.tmpdir(), 'maestro-test-'));
@@ -59,7 +62,7 @@ export async function startTestStack(opts: {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const native = await NativeConnection.connect({ address });
-  const worker = opts.worker === false ? null : await createMaestroWorker({ config, db: database.db, connection: native });
+  const worker = opts.worker === false ? null : await createMaestroWorker({ config, db: database.db, connection: native, extraTools: opts.extraTools });
   const running = worker?.run();
 
   return {

@@ -80,3 +80,30 @@ test('a movement continues from its checkpoint after its worker is SIGKILLed', a
     await stack.stop();
   }
 });
+
+test('a hung LLM stream is caught by the heartbeat timeout and the movement is retried from its checkpoint', async () => {
+  let hung = false;
+  const script = (req: { body: any }): ScriptedResponse => {
+    const turn = (req.body.messages as Array<{ role: string }>).filter((m) => m.role === 'assistant').length;
+    if (turn === 0) return { toolCalls: [{ name: 'Write', arguments: { path: 'output/a.txt', content: 'a' } }] };
+    if (!hung) {
+      hung = true; // the second call never answers: no chunks, no heartbeats
+      return { delayMs: 120_000, content: 'never' };
+    }
+    return { toolCalls: [{ name: 'complete', arguments: { status: 'done', summary: 'done after the hang' } }] };
+  };
+  const stack = await startTestStack({ script, env: { MAESTRO_HEARTBEAT_TIMEOUT: '2' } });
+  try {
+    const job = await stack.submit({ pieceYaml: piece, instruction: 'survive a hang' });
+    const { result } = await stack.finish(job.id);
+    assert.equal(result?.status, 'completed');
+    const bodies = stack.llm.requests.map((r) => JSON.stringify(r.body.messages));
+    assert.equal(bodies.length, 3);
+    assert.equal(bodies[2], bodies[1], 'the retried attempt resent only the unanswered request');
+    const events = await listEvents(stack.db, job.id);
+    assert.equal(events.filter((e) => e.type === 'tool.call').length, 1, 'the Write before the hang ran once');
+    assert.ok(events.some((e) => e.type === 'movement.resumed'));
+  } finally {
+    await stack.stop();
+  }
+});
