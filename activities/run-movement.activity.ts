@@ -8,6 +8,7 @@ import {
   addComment,
   addEvent,
   finishMovementRun,
+  markMovementRunCancelled,
   getJob,
   startMovementRun,
   updateJobState,
@@ -117,6 +118,12 @@ export function createRunMovement(deps: Deps) {
         usage: result.usage,
       };
     } catch (err) {
+      if (ctx.cancellationSignal.aborted) {
+        // Cancelled (the job was, or its workflow is gone): the run must not stay 'running', and
+        // Temporal should see a cancellation, not a failure of the LLM call that was aborted.
+        await markMovementRunCancelled(db, movementRunId).catch(() => undefined);
+        throw ctx.cancellationSignal.reason ?? err;
+      }
       throw toActivityFailure(err);
     }
   };

@@ -11,6 +11,7 @@ import { registerCommentRoutes } from './routes/comments.routes.js';
 import { registerJobRoutes } from './routes/jobs.routes.js';
 import { registerMetaRoutes } from './routes/meta.routes.js';
 import { registerPieceRoutes } from './routes/pieces.routes.js';
+import { registerRequestRoutes } from './routes/requests.routes.js';
 
 export interface ApiDeps {
   db: Db;
@@ -56,6 +57,7 @@ export function createApiApp(deps: ApiDeps): OpenAPIHono {
   registerJobRoutes(app, deps);
   registerCommentRoutes(app, deps);
   registerBrowserRoutes(app, deps);
+  registerRequestRoutes(app, deps);
   registerPieceRoutes(app);
   return app;
 }

@@ -1,4 +1,5 @@
 // Plain-text rendering for the CLI's read commands (the --json variants print the API objects as they are).
+import type { RequestView } from '../core/types.js';
 import type { ApiComment, ApiEvent, ApiJob, ApiJobDetail } from './api-client.js';
 
 export function oneLine(s: string | null | undefined, max = 80): string {
@@ -40,7 +41,16 @@ export function formatJobsTable(jobs: ApiJob[], now = Date.now()): string {
   );
 }
 
-export function formatJobDetail(job: ApiJobDetail, comments: ApiComment[], now = Date.now()): string {
+/** What a request asks for, in a few words: "tool Bash", "pip six==1.16.0", "subtask in /srv/other". */
+export function requestWhat(r: Pick<RequestView, 'kind' | 'args'>): string {
+  const a = r.args;
+  if (r.kind === 'tool') return `tool ${String(a.tool ?? '?')}`;
+  if (r.kind === 'package') return `${String(a.manager ?? '?')} ${String(a.name ?? '?')}${a.version ? `@${String(a.version)}` : ''}`;
+  return `subtask in ${String(a.workspace ?? '?')}: ${oneLine(String(a.instruction ?? ''), 40)}`;
+}
+
+/** GET /api/jobs/:id also carries the job's approval requests. */
+export function formatJobDetail(job: ApiJobDetail & { requests?: RequestView[] }, comments: ApiComment[], now = Date.now()): string {
   const lines = [
     `job        ${job.id}`,
     `status     ${statusText(job)}`,
@@ -68,6 +78,13 @@ export function formatJobDetail(job: ApiJobDetail, comments: ApiComment[], now =
       oneLine(m.reason ? `${m.reason}: ${m.summary ?? ''}` : m.summary, 60),
     ]);
     lines.push(indent(table(['SEQ', 'MOVEMENT', 'STATUS', 'NEXT', 'ITER', 'TOKENS', 'SUMMARY'], rows)));
+  }
+  const requests = job.requests ?? [];
+  if (requests.length > 0) {
+    lines.push('', `requests (${requests.length})`);
+    const rows = requests.map((r) => [r.id, r.kind, requestWhat(r), r.status, oneLine(r.reason, 40), oneLine(r.note, 40) || '-']);
+    lines.push(indent(table(['ID', 'KIND', 'WHAT', 'STATUS', 'REASON', 'NOTE'], rows)));
+    if (requests.some((r) => r.status === 'pending')) lines.push('  decide: maestro approve|decline REQUEST_ID [--note TEXT]');
   }
   const last = comments.slice(-5);
   lines.push('', `comments (${comments.length}${comments.length > last.length ? `, last ${last.length}` : ''})`);

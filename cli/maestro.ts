@@ -1,9 +1,12 @@
 // The `maestro` program. Client commands talk to the API over HTTP; the stack commands (dev, worker,
-// api, reply, ...) come from stack.commands.ts. Errors end as one line on stderr: exit 1, bad usage 2.
+// api, demo) come from stack.commands.ts. Errors end as one line on stderr: exit 1, bad usage 2.
 import { Command, CommanderError } from 'commander';
 import { ApiRequestError, ApiUnreachableError } from './api-client.js';
+import { registerApproveCommands } from './commands/approve.command.js';
+import { registerCancelCommand } from './commands/cancel.command.js';
 import { registerJobsCommand } from './commands/jobs.command.js';
 import { registerPiecesCommands } from './commands/pieces-lint.command.js';
+import { registerReplyCommand } from './commands/reply.command.js';
 import { registerRunCommand } from './commands/run.command.js';
 import { registerShowCommand } from './commands/show.command.js';
 import { registerStackCommands } from './commands/stack.commands.js';
@@ -21,6 +24,9 @@ function buildProgram(): Command {
   registerRunCommand(program);
   registerJobsCommand(program);
   registerShowCommand(program);
+  registerReplyCommand(program);
+  registerCancelCommand(program);
+  registerApproveCommands(program);
   registerPiecesCommands(program);
   registerStackCommands(program);
   return program;

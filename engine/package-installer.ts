@@ -114,7 +114,8 @@ export async function installPackage(spec: PackageSpec, opts: InstallOptions): P
   const command = [cmd.file, ...cmd.args].join(' ');
   const run = opts.run ?? runCommand;
   const res = await run(cmd, { cwd: opts.workspaceRoot, signal: opts.signal, timeoutMs: opts.timeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS });
-  const tail = res.output.length > INSTALL_LOG_CHARS ? `[...]\n${res.output.slice(-INSTALL_LOG_CHARS)}` : res.output;
+  const output = res.output.trimEnd();
+  const tail = output.length > INSTALL_LOG_CHARS ? `[...]\n${output.slice(-INSTALL_LOG_CHARS)}` : output;
   if (res.spawnError) return { ok: false, command, log: `could not run ${cmd.file}: ${res.spawnError}` };
   if (res.stoppedBy) return { ok: false, command, log: `${tail}\n[stopped: ${res.stoppedBy === 'timeout' ? 'timed out' : 'cancelled'}]`.trim() };
   if (res.code !== 0) return { ok: false, command, log: `${tail}\n[exit code ${res.code}]`.trim() };

@@ -98,6 +98,9 @@ async function runTool(call: LlmToolCall, ctx: DispatchContext): Promise<{ conte
         budgetTokens: ctx.context.toolBudgetTokens(),
         movement: ctx.movement.name,
         services: ctx.services,
+        toolNames: ctx.tools.map((t) => t.name),
+        // Approved tools are left out: RequestTool answers those from the decided request (with its note).
+        allowedTools: [...ctx.movement.allowed_tools, ...ALWAYS_ALLOWED_TOOLS],
       });
       content = out.isError ? `Error: ${out.content}` : out.content;
       isError = Boolean(out.isError);

@@ -4,16 +4,16 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { JOB_STATUSES, TERMINAL_STATUSES } from '../../core/types.js';
 import type { JobStatus } from '../../core/types.js';
-import { listEvents, listJobs, listMovementRuns } from '../../db/repositories/index.js';
+import { listEvents, listJobs, listMovementRuns, listRequests } from '../../db/repositories/index.js';
 import { ApiError, InvalidRequestError } from '../errors.js';
 import { requireJob, submitJob } from '../job-service.js';
+import { JobWithRequestsSchema } from '../request-schemas.js';
 import type { JobServiceDeps } from '../job-service.js';
 import {
   ERROR_RESPONSES,
   ErrorSchema,
   EventListSchema,
   EventsQuery,
-  JobDetailSchema,
   JobIdParams,
   JobListSchema,
   JobSchema,
@@ -65,9 +65,9 @@ const showRoute = createRoute({
   method: 'get',
   path: '/api/jobs/{id}',
   tags: ['jobs'],
-  summary: 'A job with its movement runs',
+  summary: 'A job with its movement runs and its approval requests',
   request: { params: JobIdParams },
-  responses: { 200: jsonContent(JobDetailSchema, 'the job'), ...ERROR_RESPONSES, ...notFound },
+  responses: { 200: jsonContent(JobWithRequestsSchema, 'the job'), ...ERROR_RESPONSES, ...notFound },
 });
 
 const cancelRoute = createRoute({
@@ -126,8 +126,8 @@ export function registerJobRoutes(app: OpenAPIHono, deps: JobServiceDeps): void 
   app.openapi(showRoute, async (c) => {
     const { id } = c.req.valid('param');
     const job = await requireJob(deps.db, id);
-    const movements = await listMovementRuns(deps.db, id);
-    return c.json({ ...job, movements }, 200);
+    const [movements, requests] = await Promise.all([listMovementRuns(deps.db, id), listRequests(deps.db, id)]);
+    return c.json({ ...job, movements, requests }, 200);
   });
 
   app.openapi(cancelRoute, async (c) => {

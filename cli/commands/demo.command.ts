@@ -29,6 +29,8 @@ export async function runDemo(): Promise<number> {
     say(`\nJob ${submitted.id} (piece develop, workspace ${submitted.workspace})`);
     say(`Task: ${DEMO_INSTRUCTION}\n`);
     const job = await driveDemoJob(api, submitted.id, { reply: DEMO_REPLY, approvalNote: 'granted by the demo' }, say);
+    // The row turns terminal just before the workflow closes: let it close before the worker stops.
+    await stack.client.workflow.getHandle(job.workflowId).result().catch(() => undefined);
     say(`\nFinal status: ${job.status}${job.reason ? ` (${job.reason})` : ''}`);
     if (job.summary) say(`Summary: ${job.summary}`);
     const files = await listFiles(path.join(job.workspace, 'output'));

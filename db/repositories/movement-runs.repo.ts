@@ -4,7 +4,7 @@ import type { Db } from '../database.js';
 import type { MovementRunRow } from '../schema.js';
 import { dbNow, iso, isoOrNull } from './row-mapping.js';
 
-export type MovementRunStatus = 'running' | 'completed' | 'failed' | 'aborted';
+export type MovementRunStatus = 'running' | 'completed' | 'failed' | 'aborted' | 'cancelled';
 
 export interface MovementRunView {
   id: string;
@@ -81,6 +81,11 @@ export async function finishMovementRun(db: Db, id: string, r: MovementRunOutcom
     })
     .where('id', '=', id)
     .execute();
+}
+
+/** The attempt stopped on a cancellation; a retried attempt (startMovementRun) sets it running again. */
+export async function markMovementRunCancelled(db: Db, id: string): Promise<void> {
+  await db.updateTable('movement_runs').set({ status: 'cancelled', finished_at: dbNow() }).where('id', '=', id).where('status', '=', 'running').execute();
 }
 
 /** In execution order. */

@@ -5,22 +5,12 @@ import { z } from 'zod';
 import { ALWAYS_ALLOWED_TOOLS } from '../tool-dispatch.js';
 import { FILE_TOOLS } from './index.js';
 import { noteSuffix, seekApproval } from './request-approval.js';
-import { defineTool, type ToolContext } from './tool.js';
+import { defineTool } from './tool.js';
 
 export const REQUEST_TOOL = 'RequestTool';
 
 /** The control-flow tools of engine/tools/park-tools.ts, named here to avoid an import cycle. */
 const PARK_TOOL_NAMES = ['RequestTool', 'RequestPackage', 'SpinOffTask', 'WaitSubTask'];
-
-/**
- * What the dispatcher can tell a tool about the job and the movement beyond ToolContext: every tool
- * of the job, and the tools this movement may call right now (allowed_tools + always allowed +
- * granted). Where it does not, RequestTool falls back to the built-in tools and the granted ones.
- */
-export interface ToolPermissionContext {
-  toolNames?: readonly string[];
-  allowedTools?: readonly string[];
-}
 
 const schema = z.object({
   tool: z.string().min(1).max(100).describe('The exact name of the tool you need, e.g. "Bash".'),
@@ -36,12 +26,11 @@ export const requestTool = defineTool({
   schema,
   async run(args, ctx) {
     const tool = args.tool.trim();
-    const perm = ctx as ToolContext & ToolPermissionContext;
-    const known = perm.toolNames ?? [...FILE_TOOLS.map((t) => t.name), ...PARK_TOOL_NAMES];
+    const known = ctx.toolNames ?? [...FILE_TOOLS.map((t) => t.name), ...PARK_TOOL_NAMES];
     if (!known.includes(tool)) {
       return { isError: true, content: `there is no tool "${tool}". The tools are: ${known.join(', ')}.` };
     }
-    if (ALWAYS_ALLOWED_TOOLS.includes(tool) || perm.allowedTools?.includes(tool)) {
+    if (ALWAYS_ALLOWED_TOOLS.includes(tool) || ctx.allowedTools?.includes(tool)) {
       return { content: `${tool} is already allowed in this step: just call it.` };
     }
     if (!ctx.services) return { isError: true, content: 'approvals are not available in this run: do without the tool.' };

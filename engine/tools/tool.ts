@@ -13,6 +13,10 @@ export interface ToolContext {
   budgetTokens: number;
   /** The movement the call was made in. */
   movement?: string;
+  /** Names of every tool this job offers (RequestTool refuses unknown ones). */
+  toolNames?: readonly string[];
+  /** Tools this movement allows by itself: its allowed_tools and the always-allowed ones. */
+  allowedTools?: readonly string[];
   /** What tools that park or spawn need from the job (DB-backed in the worker). */
   services?: JobServices;
 }

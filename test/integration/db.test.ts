@@ -43,6 +43,7 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
   jobs: [
     'id', 'parent_id', 'piece_name', 'piece', 'instruction', 'workspace', 'status', 'current_movement', 'wait_reason',
     'resume_movement', 'reason', 'summary', 'workflow_id', 'movement_count', 'created_at', 'updated_at', 'finished_at',
+    'captcha_space_id', 'spawn_key',
   ],
   comments: ['id', 'job_id', 'author', 'body', 'created_at'],
   movement_runs: [
@@ -50,6 +51,11 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
     'prompt_tokens', 'completion_tokens', 'total_tokens', 'started_at', 'finished_at',
   ],
   job_events: ['id', 'job_id', 'movement_run_id', 'type', 'data', 'created_at'],
+  movement_messages: ['movement_run_id', 'idx', 'message'],
+  movement_checkpoints: ['id', 'movement_run_id', 'message_count', 'state', 'created_at'],
+  lessons: ['id', 'job_id', 'movement_run_id', 'idx', 'movement', 'text', 'created_at'],
+  feedback: ['id', 'job_id', 'movement_run_id', 'from_movement', 'to_movement', 'text', 'created_at'],
+  requests: ['id', 'job_id', 'kind', 'call_hash', 'args', 'reason', 'movement', 'status', 'note', 'result', 'created_at', 'decided_at'],
 };
 
 async function newJob(db: Db, over: { parentId?: string | null } = {}) {
