@@ -40,7 +40,7 @@ export class StackStartError extends Error {
 let runtimeInstalled = false;
 
 /** The Temporal SDK's own log (webpack, worker states) at MAESTRO_LOG_LEVEL (WARN by default). */
-function installRuntime(level: LogLevel): void {
+export function installRuntime(level: LogLevel): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {

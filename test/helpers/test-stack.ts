@@ -8,6 +8,7 @@ import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { submitJob, type SubmitJobInput } from '../../api/job-service.js';
 import { loadConfig, type MaestroConfig } from '../../config/config.js';
+import { installRuntime } from '../../infra/stack.js';
 import { workflowIdForJob, type JobView } from '../../core/types.js';
 import type { Db } from '../../db/database.js';
 import { getJob } from '../../db/repositories/index.js';
@@ -47,6 +48,7 @@ export async function startTestStack(opts: {
   extraTools?: ToolDefinition[];
 }): Promise<TestStack> {
   const address = temporalAddress();
+  installRuntime(loadConfig().logLevel);
   const home = await mkdtemp(path.join(os.tmpdir(), 'maestro-test-'));
   const database = await createTestDatabase();
   const llm = await startScriptedLlmServer({ script: opts.script });
