@@ -1,4 +1,4 @@
-// npm run record:histories: runs the demo job (a question, an approval, three movements) on a fresh
+// npm run record:histories -- NAME: runs the demo job (a question, an approval, three movements) on a fresh
 // stack and saves its workflow history to test/fixtures/histories/, where the replay test checks
 // that today's workflow code still replays it. Re-record only for a deliberate, versioned change
 // (use patched() from @temporalio/workflow for changes running workflows must survive).
@@ -19,6 +19,8 @@ import { startScriptedLlmServer } from '../test/fixtures/scripted-llm-server.js'
 import { DEMO_INSTRUCTION, DEMO_REPLY, demoModel } from './demo-model.js';
 
 const OUT = path.resolve('test/fixtures/histories');
+// Keep earlier recordings: they are the versions running jobs may still be on. Name new ones.
+const NAME = process.argv[2] ?? 'demo-develop';
 
 const base = loadConfig();
 const home = await mkdtemp(path.join(os.tmpdir(), 'maestro-record-'));
@@ -46,9 +48,9 @@ try {
     { maxBuffer: 64 * 1024 * 1024 },
   );
   await mkdir(OUT, { recursive: true });
-  await writeFile(path.join(OUT, 'demo-develop.json'), stdout);
+  await writeFile(path.join(OUT, `${NAME}.json`), stdout);
   const events = (JSON.parse(stdout) as { events: unknown[] }).events.length;
-  console.log(`saved ${events} events of ${done.workflowId} (${done.status}) to ${OUT}/demo-develop.json`);
+  console.log(`saved ${events} events of ${done.workflowId} (${done.status}) to ${OUT}/${NAME}.json`);
 } finally {
   await stack.stop();
   await llm.stop();

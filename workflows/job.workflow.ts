@@ -9,6 +9,7 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -27,6 +28,9 @@ import {
 } from './definitions.js';
 import { mapMovementResult } from './map-movement-result.js';
 import { installParkHandlers, waitForWakeUp } from './parks.js';
+
+/** Workflow versioning (patched): histories recorded before this change replay the old way. */
+const RESUME_STATUS_ALONGSIDE_MOVEMENT = 'resume-status-alongside-movement';
 
 function movementOptions(heartbeatTimeoutSeconds = 120): ActivityOptions {
   return {
@@ -85,9 +89,21 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
     });
   };
 
+  // The 'running' projection after a resume runs alongside the resumed movement (see below).
+  let pendingStatus: Promise<void> | undefined;
+  const settleStatus = async () => {
+    const pending = pendingStatus;
+    pendingStatus = undefined;
+    await pending;
+  };
+
   const finish = async (status: JobWorkflowResult['status'], reason?: string, summary?: string) => {
-    // Terminal bookkeeping must happen even when the workflow itself is being cancelled.
-    await CancellationScope.nonCancellable(() => setStatus(status, { reason, summary }));
+    // Terminal bookkeeping must happen even when the workflow itself is being cancelled, and after
+    // any earlier projection, so the row ends with the final status.
+    await CancellationScope.nonCancellable(async () => {
+      await settleStatus().catch(() => undefined);
+      await setStatus(status, { reason, summary });
+    });
     return { status, reason, movementCount: state.movementCount };
   };
 
@@ -103,6 +119,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
         { ...runOptions, summary: `${movement} (movement ${state.movementCount} of job)` },
         [{ jobId, piece, movement, sequence: state.movementCount, movementRunId: uuid4(), note }],
       );
+      await settleStatus();
       note = undefined;
       const decision = mapMovementResult(result, piece, { movementCount: state.movementCount });
       if (decision.kind === 'done') return await finish(decision.status, decision.reason, result.summary);
@@ -124,12 +141,19 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
         await waitForWakeUp(wake, decision.waitReason, before, state, piece.approval_timeout, jobId);
         state.requestId = null;
         state.movement = decision.resumeMovement;
-        await setStatus('running');
+        if (patched(RESUME_STATUS_ALONGSIDE_MOVEMENT)) {
+          // One activity hop less between a person's reply and the model working again: the
+          // 'running' projection and the resumed movement are scheduled together.
+          pendingStatus = setStatus('running');
+        } else {
+          await setStatus('running');
+        }
       } else {
         state.movement = decision.movement;
       }
       const childrenRunning = Object.values(state.children).some((c) => !c.ended);
       if (workflowInfo().continueAsNewSuggested && !childrenRunning) {
+        await settleStatus();
         await continueAsNew<typeof jobWorkflow>({
           jobId,
           piece,
