@@ -74,6 +74,9 @@ export function createRunMovement(deps: Deps) {
           services,
           workspace,
           contextWindow: deps.config.llm.contextWindow,
+          // Half the heartbeat timeout: a silent model is still heartbeated (so a cancel gets through),
+          // a stalled one stops being heartbeated and the timeout retries it from the checkpoint.
+          llmStallMs: (deps.config.heartbeatTimeoutSeconds * 1000) / 2,
         },
         {
           llm: deps.getLlm(),

@@ -6,12 +6,14 @@
 import type { Piece, PieceMovement, TokenUsage } from '../core/types.js';
 import { ContextManager, type ContextSnapshot } from './context-manager.js';
 import type { ChatMessage, ChatTool, LlmClient, LlmToolCall } from './llm-client.js';
+import { startLlmHeartbeat } from './llm-heartbeat.js';
 import { movementTargets } from './piece/piece-targets.js';
 import { dispatchToolCall, type MovementEnd } from './tool-dispatch.js';
 import type { JobServices, ToolDefinition, ToolImage } from './tools/tool.js';
 import type { Workspace } from './tools/workspace.js';
 
 export const DEFAULT_MAX_ITERATIONS = 30;
+export const DEFAULT_LLM_STALL_MS = 60_000;
 export const DEFAULT_TEXT_ONLY_LIMIT = 3;
 export const TEXT_ONLY_REMINDER =
   'Reply with a tool call: use the tools to do the work, then call `transition` to move on or `complete` to finish.';
@@ -32,6 +34,8 @@ export interface AgentLoopInput {
   services?: JobServices;
   workspace: Workspace;
   contextWindow: number;
+  /** Silence from the LLM after which heartbeats stop, so the heartbeat timeout catches a hang. */
+  llmStallMs?: number;
 }
 
 /** Everything besides the messages that a resumed attempt needs. */
@@ -148,10 +152,13 @@ export async function runAgentLoop(input: AgentLoopInput, deps: AgentLoopDeps): 
     state.iteration += 1;
     heartbeat();
     const started = Date.now();
-    const response = await deps.llm.complete(
-      { messages, tools: input.tools },
-      { signal: deps.signal, onChunk: heartbeat, onRetry: (n) => deps.emit('llm.retry', { ...n }) },
-    );
+    const beats = startLlmHeartbeat(heartbeat, input.llmStallMs ?? DEFAULT_LLM_STALL_MS);
+    const response = await deps.llm
+      .complete(
+        { messages, tools: input.tools },
+        { signal: deps.signal, onChunk: beats.alive, onRetry: (n) => deps.emit('llm.retry', { ...n }) },
+      )
+      .finally(() => beats.stop());
     state.llmCalls += 1;
     if (response.usage) addUsage(state.usage, response.usage);
     const crossed = context.record({

@@ -40,6 +40,7 @@ describe('cancel', () => {
       env: { MAESTRO_HEARTBEAT_TIMEOUT: '3' },
       script: (req): ScriptedResponse => {
         if (firstUser(req).includes('[slow]')) return { delayMs: 700, toolCalls: [{ name: 'Glob', arguments: { pattern: '**/*' } }] };
+        if (firstUser(req).includes('[silent]')) return { delayMs: 60_000, content: 'far too late' };
         return { toolCalls: [{ name: 'complete', arguments: { status: 'needs_user_input', summary: 'need input', question: 'Which one?' } }] };
       },
     });
@@ -87,6 +88,20 @@ describe('cancel', () => {
     const desc = await stack.client.workflow.getHandle(job.workflowId).describe();
     assert.deepEqual(desc.searchAttributes.MaestroStatus, ['cancelled']);
     assert.equal(slowRequests().length, requestsAtStop, 'no LLM request after the activity stopped');
+  });
+
+  test('cancel during one long silent LLM call: the activity still hears of it and stops', async () => {
+    // No chunk arrives for 60 s; only the loop's heartbeats while the model is silent carry the cancel.
+    const job = await stack.submit({ pieceYaml: PIECE, instruction: '[silent] think for a minute' });
+    await waitFor(() => stack.llm.requests.some((r) => firstUser(r).includes('[silent]')), { timeoutMs: 30_000, message: 'no LLM call' });
+    const res = await api.call('POST', `/api/jobs/${job.id}/cancel`);
+    assert.equal(res.status, 202);
+    const { result } = await stack.finish(job.id);
+    assert.equal(result?.status, 'cancelled');
+    await waitFor(
+      async () => (await listMovementRuns(stack.db, job.id)).every((r) => r.status === 'cancelled'),
+      { timeoutMs: 15_000, message: 'the silent LLM call was not aborted: the run stayed running' },
+    );
   });
 
   test('cancel while parked: maestro cancel --wait ends the job cancelled at once', async () => {
