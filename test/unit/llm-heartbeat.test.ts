@@ -19,6 +19,7 @@ test('beats while the model is silent but recent, and stops once it has stalled'
     );
     const stalled = beats;
     hb.alive(); // a chunk: beating resumes
+    assert.equal(beats, stalled + 1, 'a chunk beats at once');
     await waitFor(() => beats >= stalled + 3, { timeoutMs: 2_000, message: 'did not resume after a chunk' });
   } finally {
     hb.stop();
