@@ -5,6 +5,8 @@ import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import type { SignalDefinition } from '@temporalio/common';
+import { replySignal } from '../workflows/definitions.js';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { MaestroConfig } from '../config/config.js';
 import { homePaths } from '../config/config.js';
@@ -166,15 +168,31 @@ export async function addUserComment(
   let signalled = false;
   if (!TERMINAL_STATUSES.includes(job.status)) {
     try {
-      await deps.client.withDeadline(Date.now() + (deps.temporalTimeoutMs ?? TEMPORAL_CALL_MS), () =>
-        deps.client.workflow.getHandle(job.workflowId).signal('reply', { commentId: comment.id }),
-      );
-      signalled = true;
+      signalled = (await signalJob(deps, job, replySignal, { commentId: comment.id })) === 'sent';
     } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) {
-        console.warn(`[api] comment ${comment.id} stored but the reply signal to ${job.workflowId} failed: ${describeTemporalError(err)}`);
-      }
+      console.warn(`[api] comment ${comment.id} stored but the reply signal to ${job.workflowId} failed: ${describeTemporalError(err)}`);
     }
   }
   return { ...comment, signalled };
+}
+
+/**
+ * Wakes a job's workflow, within the API's deadline for Temporal calls. Callers store what the
+ * person said first; 'gone' means the workflow has ended, which needs no wake-up. Other errors throw.
+ */
+export async function signalJob<Args extends unknown[]>(
+  deps: JobServiceDeps,
+  job: Pick<JobView, 'workflowId'>,
+  signal: SignalDefinition<Args>,
+  ...args: Args
+): Promise<'sent' | 'gone'> {
+  try {
+    await deps.client.withDeadline(Date.now() + (deps.temporalTimeoutMs ?? TEMPORAL_CALL_MS), () =>
+      deps.client.workflow.getHandle(job.workflowId).signal(signal, ...args),
+    );
+    return 'sent';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return 'gone';
+    throw err;
+  }
 }

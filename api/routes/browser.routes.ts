@@ -2,16 +2,13 @@
 // solved the captcha screen of a shared space that any number of jobs are stopped at.
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { JobView } from '../../core/types.js';
 import { listCaptchaWaiters, setCaptchaSpace } from '../../db/repositories/index.js';
 import { browserResolvedSignal } from '../../workflows/definitions.js';
 import { ApiError } from '../errors.js';
-import { requireJob } from '../job-service.js';
-import type { JobServiceDeps } from '../job-service.js';
+import { requireJob, signalJob, type JobServiceDeps } from '../job-service.js';
 import { ERROR_RESPONSES, ErrorSchema, JobIdParams, jsonContent } from '../schemas.js';
 
-const TEMPORAL_CALL_MS = 10_000;
 const BROWSER_WAITS = ['browser_login', 'captcha'];
 
 const ResumedOneSchema = z.object({ resumed: z.literal(true) }).openapi('BrowserResolved');
@@ -53,11 +50,8 @@ function notWaiting(job: JobView): ApiError {
 /** Signals browserResolved; false when the workflow is gone (it ended meanwhile). */
 async function signalResolved(deps: JobServiceDeps, job: JobView, spaceId: string | null): Promise<boolean> {
   try {
-    await deps.client.withDeadline(Date.now() + (deps.temporalTimeoutMs ?? TEMPORAL_CALL_MS), () =>
-      deps.client.workflow.getHandle(job.workflowId).signal(browserResolvedSignal, { spaceId }),
-    );
+    if ((await signalJob(deps, job, browserResolvedSignal, { spaceId })) === 'gone') return false;
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
     throw new ApiError(503, 'temporal_unavailable', `could not signal job ${job.id}: ${(err as Error).message}`, undefined, { cause: err });
   }
   // The job is no longer stopped at that screen. Cleared after the signal, so a failed signal leaves

@@ -2,7 +2,6 @@
 // workflow is signalled with the request id only; a workflow that is gone or busy loses nothing.
 import { createRoute } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { TERMINAL_STATUSES, type RequestView } from '../../core/types.js';
 import {
   addEvent,
@@ -14,11 +13,10 @@ import {
 } from '../../db/repositories/index.js';
 import { decisionSignal } from '../../workflows/definitions.js';
 import { ApiError, NotFoundError } from '../errors.js';
-import type { JobServiceDeps } from '../job-service.js';
+import { signalJob, type JobServiceDeps } from '../job-service.js';
 import { DecisionBody, RequestIdParams, RequestSchema } from '../request-schemas.js';
 import { ERROR_RESPONSES, ErrorSchema, jsonContent } from '../schemas.js';
 
-const TEMPORAL_CALL_MS = 10_000;
 const notFound = { 404: jsonContent(ErrorSchema, 'no such request') };
 
 const showRoute = createRoute({
@@ -94,13 +92,9 @@ async function signalDecision(deps: JobServiceDeps, request: RequestView): Promi
   const job = await getJob(deps.db, request.jobId);
   if (!job || TERMINAL_STATUSES.includes(job.status)) return;
   try {
-    await deps.client.withDeadline(Date.now() + (deps.temporalTimeoutMs ?? TEMPORAL_CALL_MS), () =>
-      deps.client.workflow.getHandle(job.workflowId).signal(decisionSignal, { requestId: request.id }),
-    );
+    await signalJob(deps, job, decisionSignal, { requestId: request.id });
   } catch (err) {
-    // The decision is stored either way; a job that has ended needs no wake-up.
-    if (!(err instanceof WorkflowNotFoundError)) {
-      console.warn(`[api] request ${request.id} is ${request.status} but the decision signal to ${job.workflowId} failed: ${(err as Error).message}`);
-    }
+    // The decision is stored either way; deciding again re-sends the signal (see decide()).
+    console.warn(`[api] request ${request.id} is ${request.status} but the decision signal to ${job.workflowId} failed: ${(err as Error).message}`);
   }
 }
