@@ -13,6 +13,10 @@ const EnvSchema = z.object({
   MAESTRO_LLM_API_KEY: z.string().optional(),
   MAESTRO_LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
   MAESTRO_CONTEXT_WINDOW: z.coerce.number().int().positive().default(128_000),
+  MAESTRO_CONTEXT_WINDOWS: z
+    .string()
+    .regex(/^\s*[^=,\s]+\s*=\s*\d+\s*(,\s*[^=,\s]+\s*=\s*\d+\s*)*$/, 'expected model=tokens pairs separated by commas')
+    .optional(),
   MAESTRO_HOME: z.string().min(1).default('.maestro'),
   MAESTRO_API_TOKEN: z.string().min(1).optional(),
   MAESTRO_API_PORT: port.default(8787),
@@ -59,7 +63,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): MaestroConfig 
       baseUrl: e.MAESTRO_LLM_BASE_URL,
       apiKey: e.MAESTRO_LLM_API_KEY,
       model: e.MAESTRO_LLM_MODEL,
-      contextWindow: e.MAESTRO_CONTEXT_WINDOW,
+      contextWindow: contextWindowFor(e.MAESTRO_LLM_MODEL, e.MAESTRO_CONTEXT_WINDOWS) ?? e.MAESTRO_CONTEXT_WINDOW,
     },
     heartbeatTimeoutSeconds: e.MAESTRO_HEARTBEAT_TIMEOUT,
     logLevel: e.MAESTRO_LOG_LEVEL,
@@ -71,6 +75,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): MaestroConfig 
       url: e.MAESTRO_API_URL ?? `http://${apiHostForUrl}:${e.MAESTRO_API_PORT}`,
     },
   };
+}
+
+/** The per-model setting (MAESTRO_CONTEXT_WINDOWS="model=tokens,...") for this model, if it has one. */
+export function contextWindowFor(model: string, table: string | undefined): number | undefined {
+  for (const pair of table?.split(',') ?? []) {
+    const [name, tokens] = pair.split('=').map((x) => x.trim());
+    if (name === model) return Number(tokens);
+  }
+  return undefined;
 }
 
 /** Paths under MAESTRO_HOME. */

@@ -75,3 +75,10 @@ describe('homePaths', () => {
     assert.equal(p.workspaces, '/h/workspaces');
   });
 });
+
+it('a per-model context window wins over MAESTRO_CONTEXT_WINDOW; a malformed table is refused', () => {
+  const env = { MAESTRO_LLM_MODEL: 'qwen3-32b', MAESTRO_CONTEXT_WINDOW: '100000', MAESTRO_CONTEXT_WINDOWS: 'gpt-4o=128000, qwen3-32b = 32768' };
+  assert.equal(loadConfig(env).llm.contextWindow, 32768);
+  assert.equal(loadConfig({ ...env, MAESTRO_LLM_MODEL: 'other' }).llm.contextWindow, 100000);
+  assert.throws(() => loadConfig({ MAESTRO_CONTEXT_WINDOWS: 'qwen3-32b:32768' }), /MAESTRO_CONTEXT_WINDOWS/);
+});
