@@ -18,6 +18,16 @@ export interface RunState {
 }
 
 export function mapMovementResult(result: MovementResult, piece: Piece, state: RunState): MovementDecision {
+  const decision = decide(result, piece, state);
+  // A resume runs a movement again, so it counts like a transition: max_movements bounds every loop,
+  // including one that keeps parking (e.g. an approval that expires and is asked for again).
+  if (decision.kind === 'park' && state.movementCount >= piece.max_movements) {
+    return { kind: 'done', status: 'aborted', reason: 'max_movements' };
+  }
+  return decision;
+}
+
+function decide(result: MovementResult, piece: Piece, state: RunState): MovementDecision {
   const current = piece.movements.find((m) => m.name === result.movement);
   const next = result.next;
   switch (next) {

@@ -36,6 +36,14 @@ describe('mapMovementResult', () => {
       reason: 'max_movements',
     });
   });
+  test('a park at max_movements aborts instead of resuming a movement over the limit', () => {
+    assert.deepEqual(mapMovementResult(result('ASK'), piece, { movementCount: 5 }), {
+      kind: 'done',
+      status: 'aborted',
+      reason: 'max_movements',
+    });
+    assert.equal(mapMovementResult(result('ASK'), piece, { movementCount: 4 }).kind, 'park');
+  });
   test('an unknown movement fails', () => {
     const d = mapMovementResult(result('nowhere'), piece, { movementCount: 1 });
     assert.equal(d.kind, 'done');
