@@ -44,18 +44,24 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `maestro ...args` against apiUrl. Async: the API answering it runs in this process. */
-export function runCli(apiUrl: string, args: string[]): Promise<CliResult> {
+/** Runs `maestro ...args` as a user would (bin/maestro.js) with a clean environment plus `env`. */
+export function runMaestro(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  // Async on purpose: an API answering the CLI may run in this same process.
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [bin, ...args],
       {
         cwd: root,
-        env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MAESTRO_HOME: path.join(os.tmpdir(), 'maestro-cli-test-home'), MAESTRO_API_URL: apiUrl },
+        env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MAESTRO_HOME: path.join(os.tmpdir(), 'maestro-cli-test-home'), ...env },
         timeout: 60_000,
       },
       (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
     );
   });
+}
+
+/** Runs `maestro ...args` against apiUrl. */
+export function runCli(apiUrl: string, args: string[]): Promise<CliResult> {
+  return runMaestro(args, { MAESTRO_API_URL: apiUrl });
 }

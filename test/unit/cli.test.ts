@@ -1,7 +1,7 @@
 // The `maestro` CLI as a user runs it: spawned through bin/maestro.js. `pieces lint` is local; the
 // client commands are pointed at a small in-test HTTP server that answers like the API.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { runMaestro } from '../helpers/api-cli.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,28 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = path.join(root, 'bin', 'maestro.js');
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-// Async on purpose: the fake API below runs in this process and must keep answering.
-function maestro(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [bin, ...args],
-      { cwd: root, env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MAESTRO_HOME: path.join(os.tmpdir(), 'maestro-cli-test-home'), ...env }, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const maestro = runMaestro;
 
 const GOOD = `name: good
 initial_movement: work
