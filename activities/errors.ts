@@ -2,6 +2,7 @@
 // non-retryable where retrying cannot help (bad request to the LLM, missing job, no model configured).
 import { ApplicationFailure } from '@temporalio/activity';
 import OpenAI from 'openai';
+import { redactError } from '../core/redact.js';
 import { LlmNotConfiguredError } from '../engine/llm-client.js';
 
 export class JobNotFoundError extends Error {
@@ -27,6 +28,8 @@ export class LlmRequestRejectedError extends Error {
 const NON_RETRYABLE_LLM_STATUSES = new Set([400, 401, 403, 404, 422]);
 
 export function toActivityFailure(err: unknown): unknown {
+  // Whatever leaves the activity lands in workflow history and the worker's log: no secrets in it.
+  redactError(err);
   if (err instanceof ApplicationFailure) return err;
   if (err instanceof OpenAI.APIError && err.status !== undefined && NON_RETRYABLE_LLM_STATUSES.has(err.status)) {
     const rejected = new LlmRequestRejectedError(err.status, `LLM endpoint answered ${err.status}: ${err.message}`, { cause: err });

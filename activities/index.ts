@@ -6,6 +6,7 @@ import { createLlmClient, type LlmClient } from '../engine/llm-client.js';
 import { createRecordJobStatus } from './record-job-status.activity.js';
 import { createRunMovement } from './run-movement.activity.js';
 import { createExpireRequest } from './expire-request.activity.js';
+import { createDescribeChildJob, createLoadJobPiece } from './job-piece.activity.js';
 import { Client, Connection } from '@temporalio/client';
 import type { ToolDefinition } from '../engine/tools/tool.js';
 
@@ -33,6 +34,8 @@ export function createActivities(deps: ActivityDeps) {
     runMovement: createRunMovement({ ...deps, getLlm, getClient }),
     recordJobStatus: createRecordJobStatus(deps.db),
     expireRequest: createExpireRequest(deps.db),
+    loadJobPiece: createLoadJobPiece(deps.db),
+    describeChildJob: createDescribeChildJob(deps.db),
   };
 }
 

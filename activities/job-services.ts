@@ -3,7 +3,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import type { MaestroConfig } from '../config/config.js';
+import { homePaths, type MaestroConfig } from '../config/config.js';
 import { workflowIdForJob, type JobView } from '../core/types.js';
 import type { Db } from '../db/database.js';
 import {
@@ -11,6 +11,7 @@ import {
   createRequest,
   findChildBySpawnKey,
   findRequestForCall,
+  countChildren,
   getJobPiece,
   grantedTools,
   insertJob,
@@ -18,8 +19,10 @@ import {
   setCaptchaSpace,
   setRequestResult,
 } from '../db/repositories/index.js';
+import { resolveWorkspaceInRoots } from '../api/workspace-policy.js';
 import { resolvePiece } from '../engine/piece/piece-loader.js';
 import type { JobServices, SpawnInput } from '../engine/tools/tool.js';
+import { SubtaskLimitError } from '../engine/tools/spin-off-task.tool.js';
 import { prepareWorkspace } from '../engine/tools/workspace.js';
 import { spawnChildSignal } from '../workflows/definitions.js';
 
@@ -62,12 +65,20 @@ async function spawnChild(deps: JobServicesDeps, input: SpawnInput): Promise<{ j
   const key = spawnKey(input);
   const existing = await findChildBySpawnKey(db, job.id, key);
   if (existing) return { jobId: existing.id, created: false, status: existing.status };
+  // Bounded per job (MAESTRO_MAX_SUBTASKS): a model must not fan out without end.
+  const started = await countChildren(db, job.id);
+  if (started >= config.maxSubtasks) throw new SubtaskLimitError(config.maxSubtasks, started);
 
   // Without a piece named, the child runs the parent's own (frozen) piece.
-  const piece = input.piece ? (await resolvePiece(input.piece)).piece : await getJobPiece(db, job.id);
+  const piece = input.piece ? (await resolvePiece(input.piece, { piecesDirs: config.piecesDirs })).piece : await getJobPiece(db, job.id);
   if (!piece) throw new Error(`job ${job.id} has no piece`);
   const id = randomUUID();
-  const workspace = input.workspace ? path.resolve(job.workspace, input.workspace) : path.join(config.home, 'workspaces', id);
+  const workspace = input.workspace
+    ? await resolveWorkspaceInRoots(path.resolve(job.workspace, input.workspace), config.workspaceRoots, {
+        dir: config.home,
+        workspaces: homePaths(config.home).workspaces,
+      })
+    : path.join(config.home, 'workspaces', id);
   await prepareWorkspace(workspace);
   const child = await insertJob(db, {
     id,
@@ -84,10 +95,7 @@ async function spawnChild(deps: JobServicesDeps, input: SpawnInput): Promise<{ j
   // Only the parent workflow can start a child workflow: ask it to (the row exists first, so a
   // retried activity finds the child by its spawn key instead of making a second one).
   const client = await deps.getClient();
-  await client.workflow.getHandle(job.workflowId).signal(spawnChildSignal, {
-    childJobId: id,
-    piece,
-    options: { heartbeatTimeoutSeconds: config.heartbeatTimeoutSeconds },
-  });
+  // The id only: the parent checks the child is its own and the child loads its own piece.
+  await client.workflow.getHandle(job.workflowId).signal(spawnChildSignal, { childJobId: id });
   return { jobId: child.id, created: true, status: child.status };
 }

@@ -2,6 +2,7 @@
 import type { JobStatus } from '../core/types.js';
 import type { Db } from '../db/database.js';
 import { addEvent, updateJobState } from '../db/repositories/index.js';
+import { assertCallerOwnsJob } from './job-piece.activity.js';
 
 export interface RecordJobStatusInput {
   jobId: string;
@@ -16,6 +17,8 @@ export interface RecordJobStatusInput {
 
 export function createRecordJobStatus(db: Db) {
   return async function recordJobStatus(input: RecordJobStatusInput): Promise<void> {
+    // A workflow that is not this job's (started directly on Temporal) cannot rewrite its row.
+    await assertCallerOwnsJob(db, input.jobId);
     await updateJobState(db, input.jobId, {
       status: input.status,
       currentMovement: input.currentMovement,

@@ -40,7 +40,14 @@ export function createApiApp(deps: ApiDeps): OpenAPIHono {
   appTokens.set(app, deps.config.api.token);
 
   app.onError((err, c) => errorResponse(c, err));
-  app.notFound((c) => errorResponse(c, new ApiError(404, 'not_found', `no route ${c.req.method} ${c.req.path}`)));
+  app.notFound((c) => {
+    const allowed = methodsFor(app, c.req.path);
+    if (allowed.length > 0) {
+      c.header('Allow', allowed.join(', '));
+      return errorResponse(c, new ApiError(405, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path} (allowed: ${allowed.join(', ')})`));
+    }
+    return errorResponse(c, new ApiError(404, 'not_found', `no route ${c.req.method} ${c.req.path}`));
+  });
 
   app.use('/api/*', bearerAuth(deps.config.api.token));
   app.use(
@@ -60,4 +67,30 @@ export function createApiApp(deps: ApiDeps): OpenAPIHono {
   registerRequestRoutes(app, deps);
   registerPieceRoutes(app);
   return app;
+}
+
+/** The methods some route answers on this path (HEAD with GET), for a 405's Allow header. */
+function methodsFor(app: OpenAPIHono, pathname: string): string[] {
+  const methods = new Set<string>();
+  for (const r of app.routes) {
+    if (r.method === 'ALL' || !routePattern(r.path).test(pathname)) continue;
+    methods.add(r.method);
+    if (r.method === 'GET') methods.add('HEAD');
+  }
+  return [...methods].sort();
+}
+
+const patterns = new Map<string, RegExp>();
+
+function routePattern(routePath: string): RegExp {
+  let re = patterns.get(routePath);
+  if (!re) {
+    const body = routePath
+      .split('/')
+      .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    re = new RegExp(`^${body}/?$`);
+    patterns.set(routePath, re);
+  }
+  return re;
 }

@@ -54,6 +54,7 @@ const HTTP_CODES: Record<number, string> = {
   400: 'invalid_request',
   401: 'unauthorized',
   404: 'not_found',
+  403: 'forbidden',
   405: 'method_not_allowed',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
@@ -67,6 +68,12 @@ function isNamed(err: unknown, name: string): err is Error & Record<string, unkn
 /** Maps any thrown value to a status and body. Unknown errors become a bare 500 (no stack). */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (isNamed(err, 'YamlLimitError')) {
+    const issues = Array.isArray(err.issues) ? (err.issues as unknown[]) : [];
+    return new ApiError(422, 'yaml_limit_exceeded', err.message, issues, { cause: err });
+  }
+  if (isNamed(err, 'PiecePathError')) return new ApiError(400, 'invalid_piece_path', `piece: ${err.message}`, undefined, { cause: err });
+  if (isNamed(err, 'WorkspaceRootError')) return new ApiError(400, 'invalid_workspace', err.message, undefined, { cause: err });
   if (isNamed(err, 'PieceError')) {
     const issues = Array.isArray(err.issues) ? (err.issues as unknown[]) : [];
     return new ApiError(422, 'invalid_piece', err.message, issues, { cause: err });
@@ -82,8 +89,22 @@ export function toApiError(err: unknown): ApiError {
   return new ApiError(500, 'internal_error', 'internal error', undefined, { cause: err });
 }
 
+/** No answer echoes an unbounded amount of what the caller sent. */
+export const MAX_ERROR_MESSAGE_CHARS = 4000;
+export const MAX_ERROR_ISSUES = 100;
+
 export function errorBody(e: ApiError): ApiErrorBody {
-  return { error: { code: e.code, message: e.message, ...(e.issues ? { issues: e.issues } : {}) } };
+  const message = e.message.length > MAX_ERROR_MESSAGE_CHARS ? `${e.message.slice(0, MAX_ERROR_MESSAGE_CHARS - 3)}...` : e.message;
+  const issues = e.issues?.slice(0, MAX_ERROR_ISSUES);
+  return { error: { code: e.code, message, ...(issues ? { issues } : {}) } };
+}
+
+/** The same error body outside Hono (the listener's Host/Origin guard). */
+export function errorJsonResponse(e: ApiError, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(errorBody(e)), {
+    status: e.status,
+    headers: { 'content-type': 'application/json; charset=UTF-8', ...headers },
+  });
 }
 
 export function errorResponse(c: Context, err: unknown): Response {

@@ -16,8 +16,14 @@ import type { Db } from '../db/database.js';
 import type { CommentView } from '../db/repositories/index.js';
 import { addComment, addEvent, getJob, insertJob, updateJobState } from '../db/repositories/index.js';
 import { parsePiece, resolvePiece } from '../engine/piece/piece-loader.js';
+import { hashPiece } from '../engine/piece/piece-hash.js';
+import type { JobWorkflowInput } from '../workflows/definitions.js';
 import { prepareWorkspace } from '../engine/tools/workspace.js';
 import { ApiError, InvalidRequestError, NotFoundError, WorkflowStartError } from './errors.js';
+import { resolveWorkspaceInRoots } from './workspace-policy.js';
+
+/** Comments a person may add to one job; past it the job is being flooded, not talked to. */
+export const MAX_USER_COMMENTS_PER_JOB = 1000;
 
 export interface JobServiceDeps {
   db: Db;
@@ -41,7 +47,7 @@ const TEMPORAL_CALL_MS = 10_000;
 const statusKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, SearchAttributeType.KEYWORD);
 const pieceKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.piece, SearchAttributeType.KEYWORD);
 
-async function loadRequestedPiece(input: SubmitJobInput): Promise<Piece> {
+async function loadRequestedPiece(input: SubmitJobInput, piecesDirs: readonly string[]): Promise<Piece> {
   if (input.pieceYaml !== undefined && input.piece !== undefined) {
     throw new InvalidRequestError('piece: give exactly one of piece or pieceYaml');
   }
@@ -53,7 +59,7 @@ async function loadRequestedPiece(input: SubmitJobInput): Promise<Piece> {
   if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(input.piece) && !/\.ya?ml$/i.test(input.piece)) {
     throw new InvalidRequestError('piece: give a built-in piece name or the path of a .yaml/.yml file');
   }
-  return (await resolvePiece(input.piece)).piece;
+  return (await resolvePiece(input.piece, { piecesDirs })).piece;
 }
 
 export async function submitJob(deps: JobServiceDeps, input: SubmitJobInput): Promise<JobView> {
@@ -61,15 +67,16 @@ export async function submitJob(deps: JobServiceDeps, input: SubmitJobInput): Pr
   if (!input.instruction || input.instruction.trim() === '') {
     throw new InvalidRequestError('instruction: must not be empty');
   }
-  const piece = await loadRequestedPiece(input);
+  const piece = await loadRequestedPiece(input, config.piecesDirs);
 
   if (input.parentId !== undefined && !(await getJob(db, input.parentId))) {
     throw new InvalidRequestError(`parentId: no job ${input.parentId}`);
   }
 
   const id = randomUUID();
+  // Checked before anything is written: a refused workspace leaves no folder and no job row.
   const workspaceDir = input.workspace
-    ? path.resolve(input.workspace)
+    ? await resolveWorkspaceInRoots(input.workspace, config.workspaceRoots, { dir: config.home, workspaces: homePaths(config.home).workspaces })
     : path.join(homePaths(config.home).workspaces, id);
   try {
     await createDirectories(workspaceDir);
@@ -95,7 +102,8 @@ export async function submitJob(deps: JobServiceDeps, input: SubmitJobInput): Pr
       client.workflow.start('jobWorkflow', {
         taskQueue: config.temporal.taskQueue,
         workflowId,
-        args: [{ jobId: id, piece, options: { heartbeatTimeoutSeconds: config.heartbeatTimeoutSeconds } }],
+        // Ids only: the worker runs the piece stored in the row above, once the hash matches it.
+        args: [{ jobId: id, pieceHash: hashPiece(piece), options: { heartbeatTimeoutSeconds: config.heartbeatTimeoutSeconds } } satisfies JobWorkflowInput],
         typedSearchAttributes: [
           { key: statusKey, value: 'queued' },
           { key: pieceKey, value: piece.name },
@@ -164,6 +172,15 @@ export async function addUserComment(
   body: string,
 ): Promise<CommentView & { signalled: boolean }> {
   const job = await requireJob(deps.db, jobId);
+  const { n } = await deps.db
+    .selectFrom('comments')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('job_id', '=', jobId)
+    .where('author', '=', 'user')
+    .executeTakeFirstOrThrow();
+  if (Number(n) >= MAX_USER_COMMENTS_PER_JOB) {
+    throw new ApiError(409, 'too_many_comments', `job ${jobId} has ${MAX_USER_COMMENTS_PER_JOB} comments already, the most one job takes`);
+  }
   const comment = await addComment(deps.db, { jobId, author: 'user', body });
   let signalled = false;
   if (!TERMINAL_STATUSES.includes(job.status)) {

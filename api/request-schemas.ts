@@ -2,21 +2,18 @@
 // and their decisions; they drive validation and the OpenAPI document.
 import { z } from '@hono/zod-openapi';
 import { REQUEST_KINDS, REQUEST_STATUSES } from '../core/types.js';
-import { JobDetailSchema } from './schemas.js';
+import { JobDetailSchema, uuid } from './schemas.js';
 
 export const MAX_NOTE_CHARS = 2000;
 
 export const RequestIdParams = z.object({
-  id: z
-    .string()
-    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'must be a UUID')
-    .openapi({ param: { name: 'id', in: 'path' }, example: '9c1d7e52-0b8a-4f6e-8d3c-2a4b6c8d0e1f' }),
+  id: uuid().openapi({ param: { name: 'id', in: 'path' }, example: '9c1d7e52-0b8a-4f6e-8d3c-2a4b6c8d0e1f' }),
 });
 
 export const RequestSchema = z
   .object({
-    id: z.string(),
-    jobId: z.string(),
+    id: z.string().openapi({ format: 'uuid' }),
+    jobId: z.string().openapi({ format: 'uuid' }),
     kind: z.enum(REQUEST_KINDS),
     args: z.record(z.string(), z.unknown()).openapi({ description: 'tool: {tool}; package: {manager, name, version?}; spawn: {instruction, piece?, workspace}' }),
     reason: z.string(),

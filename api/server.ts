@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { appHasToken } from './app.js';
-import { isLoopbackHost } from './auth.js';
+import { createHostPolicy, guardRequest, type HostPolicy } from './host-guard.js';
 
 export class InsecureListenError extends Error {
   override name = 'InsecureListenError';
@@ -15,8 +15,12 @@ export class ApiListenError extends Error {
 export interface ApiServerOptions {
   host: string;
   port: number;
-  /** Overrides what the app was built with; only used for the "public host needs a token" check. */
+  /** Overrides what the app was built with; only used for the "a served API needs a token" check. */
   token?: string;
+  /** Extra Host names the API answers to (MAESTRO_API_ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
+  /** MAESTRO_API_URL: its host is the API's own too. */
+  publicUrl?: string;
 }
 
 // Hono's generics differ per app (OpenAPIHono adds schema types); only fetch is needed here.
@@ -27,17 +31,29 @@ export interface FetchApp {
 
 export async function startApiServer(app: FetchApp, opts: ApiServerOptions): Promise<{ url: string; stop(): Promise<void> }> {
   const hasToken = opts.token !== undefined ? opts.token !== '' : appHasToken(app) === true;
-  if (!isLoopbackHost(opts.host) && !hasToken) {
+  // Loopback is no boundary: every local process and every web page the operator visits can reach it.
+  if (!hasToken) {
     throw new InsecureListenError(
-      `refusing to serve the API on ${opts.host} without a token: set MAESTRO_API_TOKEN, or listen on 127.0.0.1`,
+      `refusing to serve the API on ${opts.host} without a token: set MAESTRO_API_TOKEN, or start it with \`maestro dev\` / \`maestro api\`, which use MAESTRO_HOME/api-token`,
     );
   }
-  const server = serve({ fetch: (req, env) => app.fetch(req, env), hostname: opts.host, port: opts.port });
+  let policy: HostPolicy | undefined;
+  const server = serve({
+    fetch: (req, env) => {
+      // The policy needs the bound port; it is set in the 'listening' handler, before any request.
+      if (!policy) return new Response(null, { status: 503 });
+      return guardRequest(req, policy) ?? app.fetch(req, env);
+    },
+    hostname: opts.host,
+    port: opts.port,
+  });
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => reject(new ApiListenError(`cannot listen on ${opts.host}:${opts.port}: ${err.message}`, { cause: err }));
     server.once('error', onError);
     server.once('listening', () => {
       server.off('error', onError);
+      const bound = server.address() as AddressInfo;
+      policy = createHostPolicy({ host: opts.host, port: bound.port, allowedHosts: opts.allowedHosts, publicUrl: opts.publicUrl });
       resolve();
     });
   });

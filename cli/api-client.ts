@@ -75,8 +75,14 @@ export class ApiClient {
     this.timeoutMs = opts.timeoutMs ?? 30_000;
   }
 
-  static fromConfig(config: MaestroConfig): ApiClient {
-    return new ApiClient({ baseUrl: config.api.url, token: config.api.token });
+  /**
+   * MAESTRO_API_TOKEN, or else the token `maestro dev` / `maestro api` keep in MAESTRO_HOME/api-token;
+   * that file is only sent to a loopback API or the configured API host, never to some other server.
+   */
+  static fromConfig(config: MaestroConfig, readTokenFile: (home: string) => string | undefined = () => undefined): ApiClient {
+    let token = config.api.token;
+    if (!token && targetsOwnApi(config)) token = readTokenFile(config.home);
+    return new ApiClient({ baseUrl: config.api.url, token });
   }
 
   async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
@@ -169,8 +175,20 @@ export class ApiClient {
   }
 }
 
-/** The client for MAESTRO_API_URL (or the host/port config), with MAESTRO_API_TOKEN when set. */
+function targetsOwnApi(config: MaestroConfig): boolean {
+  let host: string;
+  try {
+    host = new URL(config.api.url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  const own = config.api.host.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === own || host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** The client for MAESTRO_API_URL (or the host/port config), with MAESTRO_API_TOKEN or the token file. */
 export async function apiClientFromEnv(): Promise<ApiClient> {
   const { loadConfig } = await import('../config/config.js');
-  return ApiClient.fromConfig(loadConfig());
+  const { readApiTokenFileSync } = await import('../config/api-token.js');
+  return ApiClient.fromConfig(loadConfig(), readApiTokenFileSync);
 }

@@ -59,11 +59,18 @@ export interface PieceMovement {
   /** A verify movement may send the job back with findings (issue 3). */
   verify?: boolean;
   include_git_status?: boolean;
+  /** The movement's sandboxed processes get the outside network (never the host's loopback). */
+  network?: boolean;
+  /** Environment variables its sandboxed processes get, on top of the allowlist. */
+  env?: Record<string, string>;
   max_iterations?: number;
   text_only_limit?: number;
 }
 
-/** A parsed, validated and linted piece. Passed to the workflow as data, so history freezes it. */
+/**
+ * A parsed, validated and linted piece. Frozen in the job row with its content hash; workflows and
+ * movements carry the hash and load the piece by job id (the worker runs only what was submitted).
+ */
 export interface Piece {
   name: string;
   description?: string;
@@ -76,6 +83,8 @@ export interface Piece {
   /** Seconds a tool/package/spawn approval may stay pending before it expires (none: no expiry). */
   approval_timeout?: number;
   context_thresholds?: Partial<ContextThresholds>;
+  /** Environment variables every movement's sandboxed processes get (a movement's own win). */
+  env?: Record<string, string>;
   movements: PieceMovement[];
 }
 
@@ -88,7 +97,13 @@ export interface TokenUsage {
 /** Input of the runMovement activity: ids and small values only, big text lives in Postgres. */
 export interface MovementInput {
   jobId: string;
-  piece: Piece;
+  /** sha256 of the piece stored with the job; the activity loads that piece and checks this. */
+  pieceHash?: string;
+  /**
+   * Only in histories recorded before piece-by-id: a copy of the piece, used as a claim (hashed and
+   * compared with the stored hash), never run. New workflow code never sends it.
+   */
+  piece?: Piece;
   movement: string;
   /** 1-based count of movements run so far in this job, including this one. */
   sequence: number;

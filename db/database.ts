@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FileMigrationProvider, Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { passwordOfUrl, registerSecret } from '../core/redact.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -16,6 +17,8 @@ export class MigrationError extends Error {
  * Embedded PGlite URLs need poolSize 1 (see db/embedded-postgres.ts); a real server takes more.
  */
 export function createDatabase(opts: { url: string; poolSize?: number }): Db {
+  // Connection errors can quote the URL; whoever connects, its password is a secret.
+  registerSecret(passwordOfUrl(opts.url));
   const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? 10, types: { getTypeParser } });
   // An idle client that loses its server emits 'error' on the pool; without a listener that
   // would crash the process. The next query reports the problem instead.

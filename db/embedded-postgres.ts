@@ -5,13 +5,25 @@
 // query or per transaction, so several connections (another process's worker, psql) are safe.
 // Still prefer poolSize 1 per process (createDatabase({ url, poolSize: 1 })): more connections
 // cannot run anything in parallel, and session state (SET, temp tables) is shared by all of them.
+//
+// Any process on the machine can reach a loopback port, so connections need a password: for a
+// data folder it is generated on first start and kept next to it (`<dataDir>.password`, mode 0600,
+// under MAESTRO_HOME for `maestro dev`); an in-memory database gets a fresh one per start. The URL
+// returned carries it, so `pg` connects as before.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { registerSecret } from '../core/redact.js';
 import { startPgliteWireServer, type PgliteWireServer } from './pglite-wire-server.js';
+
+/** Default for MAESTRO_EMBEDDED_DB_IDLE_TX_TIMEOUT (seconds). */
+export const DEFAULT_IDLE_TX_TIMEOUT_MS = 30_000;
 
 export interface EmbeddedPostgres {
   url: string;
+  /** Connections waiting for the single backend right now. */
+  waiting(): number;
   stop(): Promise<void>;
 }
 
@@ -30,6 +42,10 @@ export async function startEmbeddedPostgres(opts: {
   host?: string;
   /** 0 = a free port */
   port?: number;
+  /** Where the password is kept; default `<dataDir>.password`, none (a fresh password) in memory. */
+  passwordFile?: string;
+  /** A connection idle inside a transaction this long is rolled back and closed (FATAL 25P03). */
+  idleInTransactionTimeoutMs?: number;
 } = {}): Promise<EmbeddedPostgres> {
   const host = opts.host ?? '127.0.0.1';
   let releaseLock: () => Promise<void> = async () => {};
@@ -41,9 +57,18 @@ export async function startEmbeddedPostgres(opts: {
   }
   let db: PGlite | undefined;
   let server: PgliteWireServer;
+  let password: string;
   try {
+    const passwordFile = opts.passwordFile ?? (dataDir === undefined ? undefined : `${dataDir}.password`);
+    password = passwordFile === undefined ? newPassword() : await loadOrCreatePassword(passwordFile);
+    registerSecret(password);
     db = dataDir === undefined ? await PGlite.create() : await PGlite.create({ dataDir });
-    server = await startPgliteWireServer(db, { host, port: opts.port ?? 0 });
+    server = await startPgliteWireServer(db, {
+      host,
+      port: opts.port ?? 0,
+      password,
+      idleInTransactionTimeoutMs: opts.idleInTransactionTimeoutMs ?? DEFAULT_IDLE_TX_TIMEOUT_MS,
+    });
   } catch (err) {
     await db?.close().catch(() => undefined);
     await releaseLock();
@@ -58,7 +83,8 @@ export async function startEmbeddedPostgres(opts: {
   const pglite = db;
   const socketServer = server;
   return {
-    url: `postgres://postgres:postgres@${urlHost}:${port}/postgres?sslmode=disable`,
+    url: `postgres://postgres:${encodeURIComponent(password)}@${urlHost}:${port}/postgres?sslmode=disable`,
+    waiting: () => socketServer.waiting(),
     stop() {
       stopped ??= (async () => {
         try {
@@ -71,6 +97,34 @@ export async function startEmbeddedPostgres(opts: {
       return stopped;
     },
   };
+}
+
+function newPassword(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** The password of a data folder: made once, readable by its owner only. */
+async function loadOrCreatePassword(file: string): Promise<string> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  try {
+    const fh = await fs.open(file, 'wx', 0o600);
+    const password = newPassword();
+    try {
+      await fh.writeFile(`${password}\n`);
+    } finally {
+      await fh.close();
+    }
+    return password;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  // Tighten a file someone loosened: the password is as good as its file's mode.
+  await fs.chmod(file, 0o600);
+  const password = (await fs.readFile(file, 'utf8')).trim();
+  if (!/^[A-Za-z0-9_-]{16,}$/.test(password)) {
+    throw new EmbeddedPostgresError(`the embedded database password file ${file} is malformed; delete it to make a new one`);
+  }
+  return password;
 }
 
 /**

@@ -9,8 +9,10 @@ export interface JobsTable {
   id: string;
   parent_id: string | null;
   piece_name: string;
-  /** The piece as it was submitted (JSON), the same data the workflow received. */
+  /** The piece as it was submitted (JSON): the only piece the worker runs for this job. */
   piece: Json<unknown>;
+  /** sha256 of the piece's canonical JSON (engine/piece/piece-hash.ts); workflows carry this, not the piece. */
+  piece_hash: string;
   instruction: string;
   workspace: string;
   status: string;

@@ -120,6 +120,7 @@ export async function runAgentLoop(input: AgentLoopInput, deps: AgentLoopDeps): 
     tools: input.toolDefinitions,
     grantedTools: input.grantedTools ?? [],
     services: input.services,
+    sandbox: { network: movement.network === true, env: { ...piece.env, ...movement.env } },
   };
 
   for (;;) {

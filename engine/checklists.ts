@@ -1,8 +1,8 @@
 // Checklists the job keeps in logs/checklists/*.json are shown to every movement with their current
 // state, so work tracked across movements survives without passing conversations along.
-import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { Workspace } from './tools/workspace.js';
 
 const ChecklistSchema = z.object({
   title: z.string().optional(),
@@ -17,12 +17,14 @@ const ChecklistSchema = z.object({
 export const CHECKLISTS_MAX_CHARS = 3000;
 
 export async function renderChecklists(workspaceRoot: string): Promise<string | null> {
-  const dir = path.join(workspaceRoot, 'logs', 'checklists');
-  const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
+  // Through the workspace resolver: a checklist that is a link out of the workspace is not read.
+  const ws = new Workspace(workspaceRoot);
+  const listed = await ws.listFiles('logs/checklists', { cap: 200, maxDepth: 1 }).catch(() => ({ files: [] as string[] }));
+  const files = listed.files.map((f) => path.basename(f)).filter((f) => f.endsWith('.json')).sort();
   if (!files.length) return null;
   const blocks: string[] = [];
   for (const file of files) {
-    const text = await readFile(path.join(dir, file), 'utf8').catch(() => '');
+    const text = await ws.readText(`logs/checklists/${file}`, 256 * 1024).catch(() => '');
     let parsed: z.infer<typeof ChecklistSchema> | null = null;
     try {
       const result = ChecklistSchema.safeParse(JSON.parse(text));

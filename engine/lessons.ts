@@ -1,7 +1,6 @@
 // Lessons: the only thing besides summaries that passes from one movement to the next (seeds,
 // context-flow note). Kept to about 2,000 characters in total by dropping the oldest.
-import { appendFile, mkdir } from 'node:fs/promises';
-import path from 'node:path';
+import { refusal, Workspace } from './tools/workspace.js';
 
 export const LESSONS_MAX_CHARS = 2000;
 /** One lesson alone may not take the whole budget. */
@@ -31,7 +30,10 @@ export function lessonsOfMovement(next: string | null, lessons: string[], summar
 /** Appends to logs/lessons.jsonl in the workspace: the job's own record of what it learned. */
 export async function appendLessonsLog(workspaceRoot: string, movement: string, lessons: string[], at: Date): Promise<void> {
   if (!lessons.length) return;
-  const file = path.join(workspaceRoot, 'logs', 'lessons.jsonl');
-  await mkdir(path.dirname(file), { recursive: true });
-  await appendFile(file, lessons.map((text) => `${JSON.stringify({ at: at.toISOString(), movement, text })}\n`).join(''));
+  const text = lessons.map((l) => `${JSON.stringify({ at: at.toISOString(), movement, text: l })}\n`).join('');
+  // Through the workspace resolver: a lessons.jsonl planted as a link out (or a FIFO) is refused, and
+  // the copy in the database is what counts, so a refusal skips the file instead of failing the movement.
+  await new Workspace(workspaceRoot).appendText('logs/lessons.jsonl', text).catch((err: unknown) => {
+    if (!refusal(err)) throw err;
+  });
 }

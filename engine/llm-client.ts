@@ -2,6 +2,7 @@
 // the `openai` package over real HTTP. Responses are streamed so that progress (and a hang) is visible.
 import OpenAI from 'openai';
 import type { MaestroConfig } from '../config/config.js';
+import { redactError, registerSecret } from '../core/redact.js';
 import type { TokenUsage } from '../core/types.js';
 import { DEFAULT_LLM_RETRY, withLlmRetries, type RetryNotice, type RetryPolicy } from './llm-retry.js';
 
@@ -37,6 +38,7 @@ export function createLlmClient(llm: MaestroConfig['llm'], retryPolicy: RetryPol
   if (!llm.baseUrl) {
     throw new LlmNotConfiguredError('MAESTRO_LLM_BASE_URL is not set: the worker has no model to talk to');
   }
+  registerSecret(llm.apiKey);
   const client = new OpenAI({
     baseURL: llm.baseUrl,
     // Local servers (llama-server, vLLM, Ollama) accept any key; the SDK insists on a non-empty one.
@@ -49,17 +51,23 @@ export function createLlmClient(llm: MaestroConfig['llm'], retryPolicy: RetryPol
     model: llm.model,
     complete(req, opts) {
       const once = async () => {
-        const stream = await client.chat.completions.create(
-          {
-            model: llm.model,
-            messages: req.messages,
-            tools: req.tools.length ? req.tools : undefined,
-            stream: true,
-            stream_options: { include_usage: true },
-          },
-          { signal: opts.signal },
-        );
-        return collectStream(stream, opts.onChunk);
+        try {
+          const stream = await client.chat.completions.create(
+            {
+              model: llm.model,
+              messages: req.messages,
+              tools: req.tools.length ? req.tools : undefined,
+              stream: true,
+              stream_options: { include_usage: true },
+            },
+            { signal: opts.signal },
+          );
+          return await collectStream(stream, opts.onChunk);
+        } catch (err) {
+          // A provider's error text may echo the key it was sent ("invalid key sk-..."): scrub it
+          // before anything (events, the activity failure, logs) sees the error.
+          throw redactError(err);
+        }
       };
       return withLlmRetries(once, { signal: opts.signal, onRetry: opts.onRetry, policy: retryPolicy });
     },

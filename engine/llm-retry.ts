@@ -2,6 +2,7 @@
 // of each attempt comes from the server (retry-after / retry-after-ms) when it sends one, and the
 // wait must end at once when the activity is cancelled.
 import OpenAI from 'openai';
+import { redactSecrets } from '../core/redact.js';
 
 export const RETRYABLE_STATUSES = new Set([408, 409, 429]);
 
@@ -69,7 +70,7 @@ export async function withLlmRetries<T>(
         attempt,
         delayMs,
         status: err instanceof OpenAI.APIError ? (err.status ?? null) : null,
-        message: err instanceof Error ? err.message : String(err),
+        message: redactSecrets(err instanceof Error ? err.message : String(err)),
       });
       await sleep(delayMs, opts.signal);
     }

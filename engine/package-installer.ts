@@ -1,10 +1,14 @@
-// Installs a package a person approved (RequestPackage) into the job's workspace: npm and pip into
-// the workspace, apt system-wide only where the worker runs as root. The name and version come from
-// the model, so they are checked against strict patterns and passed as argv (execFile-style, never a
-// shell); a leading "-" can therefore never become an option.
-import { spawn } from 'node:child_process';
+// Installs a package a person approved (RequestPackage). npm and pip install into the workspace
+// inside the job's sandbox, which gets the network for that install only; install scripts are off
+// (npm --ignore-scripts, pip wheels only) and the registry is the worker's configuration, never a
+// file in the workspace (a planted .npmrc is hidden, pip reads no config and runs isolated). apt
+// installs system-wide, so it cannot run in the sandbox: it is off unless the operator allows it
+// (MAESTRO_ALLOW_APT_INSTALL) on a root worker. The name and version come from the model: strict
+// patterns, passed as argv, never a shell, so a leading "-" can never become an option.
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { toolEnv } from './tools/bash.tool.js';
+import { loadConfig } from '../config/config.js';
+import { getSandbox, Sandbox, SandboxUnavailableError } from './sandbox/index.js';
 
 export const PACKAGE_MANAGERS = ['npm', 'pip', 'apt'] as const;
 export type PackageManager = (typeof PACKAGE_MANAGERS)[number];
@@ -46,8 +50,45 @@ export function validatePackageSpec(spec: PackageSpec): string | null {
   return null;
 }
 
+/** Where installs come from and whether apt is allowed: the operator's configuration. */
+export interface PackageSources {
+  npmRegistry: string;
+  pipIndexUrl: string;
+  allowApt: boolean;
+}
+
+export const DEFAULT_PACKAGE_SOURCES: PackageSources = {
+  npmRegistry: 'https://registry.npmjs.org/',
+  pipIndexUrl: 'https://pypi.org/simple',
+  allowApt: false,
+};
+
+let configured: PackageSources | undefined;
+
+/** The worker's sources, set once at worker start (tests and the CLI default to the environment). */
+export function configurePackageSources(sources: PackageSources): void {
+  configured = sources;
+}
+
+function currentSources(): PackageSources {
+  configured ??= loadConfig().packages;
+  return configured;
+}
+
+/** A file:// index (an operator's local mirror) is shown read-only inside the sandbox. */
+function localIndexDir(url: string): string | undefined {
+  return url.startsWith('file://') ? new URL(url).pathname : undefined;
+}
+
 /** Why this worker cannot install with that manager at all, or null. */
-export function installRefusal(manager: PackageManager, uid: number | undefined = process.getuid?.()): string | null {
+export function installRefusal(
+  manager: PackageManager,
+  uid: number | undefined = process.getuid?.(),
+  sources: PackageSources = currentSources(),
+): string | null {
+  if (manager === 'apt' && !sources.allowApt) {
+    return 'apt installs are turned off on this worker (they change the system outside the sandbox). Use npm or pip (installed into the workspace), or ask the operator to add the package to the worker image.';
+  }
   if (manager === 'apt' && uid !== 0) {
     return 'apt packages can only be installed where the worker runs as root, and this worker does not. Use npm or pip (installed into the workspace), or ask the operator to add the package to the worker image.';
   }
@@ -58,20 +99,66 @@ export interface InstallCommand {
   file: string;
   args: string[];
   env?: Record<string, string>;
+  /** npm and pip run in the job's sandbox with the network; apt cannot (it installs system-wide). */
+  sandboxed: boolean;
+  /** Workspace files that would steer the install, hidden from it. */
+  hide?: string[];
+  /** Host directories the install may read (a local index the operator configured). */
+  readOnlyPaths?: string[];
 }
 
-export function installCommand(spec: PackageSpec, workspaceRoot: string): InstallCommand {
+/** Config files a workspace could plant to steer npm (project and user config: HOME is the workspace). */
+const NPM_CONFIG_FILES = ['.npmrc'];
+
+export function installCommand(spec: PackageSpec, workspaceRoot: string, sources: PackageSources = DEFAULT_PACKAGE_SOURCES): InstallCommand {
   const { name, version } = spec;
   switch (spec.manager) {
     case 'npm':
-      return { file: 'npm', args: ['install', '--prefix', workspaceRoot, '--no-audit', '--no-fund', version ? `${name}@${version}` : name] };
+      return {
+        file: 'npm',
+        args: [
+          'install',
+          '--prefix',
+          workspaceRoot,
+          '--no-audit',
+          '--no-fund',
+          '--ignore-scripts',
+          `--registry=${sources.npmRegistry}`,
+          '--userconfig=/dev/null',
+          // npm refuses one file for both; the sandbox's /tmp is private and empty.
+          '--globalconfig=/tmp/maestro-no-global-npmrc',
+          '--cache=/tmp/npm-cache',
+          version ? `${name}@${version}` : name,
+        ],
+        sandboxed: true,
+        hide: NPM_CONFIG_FILES.filter((f) => existsSync(path.join(workspaceRoot, f))),
+      };
     case 'pip':
       return {
         file: 'python3',
-        args: ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--target', path.join(workspaceRoot, PIP_TARGET), version ? `${name}==${version}` : name],
+        // -I: isolated, so a pip/ or pip.py planted in the workspace cannot stand in for pip itself.
+        args: [
+          '-I',
+          '-m',
+          'pip',
+          'install',
+          '--isolated',
+          '--disable-pip-version-check',
+          '--no-input',
+          '--no-cache-dir',
+          '--only-binary=:all:',
+          '--index-url',
+          sources.pipIndexUrl,
+          '--target',
+          path.join(workspaceRoot, PIP_TARGET),
+          version ? `${name}==${version}` : name,
+        ],
+        env: { PIP_CONFIG_FILE: '/dev/null' },
+        sandboxed: true,
+        readOnlyPaths: [localIndexDir(sources.pipIndexUrl)].filter((d): d is string => d !== undefined),
       };
     case 'apt':
-      return { file: 'apt-get', args: ['install', '-y', version ? `${name}=${version}` : name], env: { DEBIAN_FRONTEND: 'noninteractive' } };
+      return { file: 'apt-get', args: ['install', '-y', version ? `${name}=${version}` : name], env: { DEBIAN_FRONTEND: 'noninteractive' }, sandboxed: false };
   }
 }
 
@@ -88,6 +175,7 @@ export type CommandRunner = (cmd: InstallCommand, opts: { cwd: string; signal?: 
 
 export interface InstallOptions {
   workspaceRoot: string;
+  sources?: PackageSources;
   signal?: AbortSignal;
   timeoutMs?: number;
   /** The worker's uid (default process.getuid()); tests inject a non-root one. */
@@ -108,9 +196,10 @@ export interface InstallResult {
 export async function installPackage(spec: PackageSpec, opts: InstallOptions): Promise<InstallResult> {
   const invalid = validatePackageSpec(spec);
   if (invalid) return { ok: false, command: '', log: invalid };
-  const refused = installRefusal(spec.manager, opts.uid);
+  const sources = opts.sources ?? currentSources();
+  const refused = installRefusal(spec.manager, opts.uid, sources);
   if (refused) return { ok: false, command: '', log: refused };
-  const cmd = installCommand(spec, opts.workspaceRoot);
+  const cmd = installCommand(spec, opts.workspaceRoot, sources);
   const command = [cmd.file, ...cmd.args].join(' ');
   const run = opts.run ?? runCommand;
   const res = await run(cmd, { cwd: opts.workspaceRoot, signal: opts.signal, timeoutMs: opts.timeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS });
@@ -133,40 +222,29 @@ function usageOf(spec: PackageSpec): string {
   }
 }
 
-/** Spawns without a shell; stops the process on abort or timeout. */
-export const runCommand: CommandRunner = (cmd, opts) =>
-  new Promise((resolve) => {
-    const chunks: string[] = [];
-    let size = 0;
-    let stoppedBy: CommandRun['stoppedBy'] = null;
-    const child = spawn(cmd.file, cmd.args, {
-      cwd: opts.cwd,
-      env: { ...toolEnv(), ...cmd.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+/**
+ * Runs an install command: in the job's sandbox with the network for this install only, or (apt)
+ * on the host under the same allowlisted environment and limits, never through a shell.
+ */
+export const runCommand: CommandRunner = async (cmd, opts) => {
+  const sandbox = cmd.sandboxed ? getSandbox() : new Sandbox({ ...getSandbox().settings, mode: 'none' });
+  try {
+    const r = await sandbox.run({
+      argv: [cmd.file, ...cmd.args],
+      workspace: opts.cwd,
+      cwd: cmd.sandboxed ? '/tmp' : opts.cwd,
+      env: cmd.env,
+      network: cmd.sandboxed ? 'outside' : 'none',
+      hide: cmd.hide,
+      readOnlyPaths: cmd.readOnlyPaths,
+      timeoutMs: opts.timeoutMs,
+      signal: opts.signal,
+      outputCapBytes: INSTALL_LOG_CHARS * 4,
+      mergeStderr: true,
     });
-    const collect = (b: Buffer) => {
-      chunks.push(b.toString('utf8'));
-      size += b.length;
-      // Only the tail is kept; drop old chunks once well past the limit.
-      while (size > INSTALL_LOG_CHARS * 4 && chunks.length > 1) size -= chunks.shift()!.length;
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    const stop = (why: 'timeout' | 'abort') => {
-      if (child.exitCode !== null || stoppedBy) return;
-      stoppedBy = why;
-      child.kill('SIGTERM');
-      setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 2000).unref();
-    };
-    const timer = setTimeout(() => stop('timeout'), opts.timeoutMs);
-    const onAbort = () => stop('abort');
-    if (opts.signal?.aborted) onAbort();
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const done = (r: Omit<CommandRun, 'output' | 'stoppedBy'>) => {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      resolve({ ...r, output: chunks.join(''), stoppedBy });
-    };
-    child.on('error', (err) => done({ code: null, spawnError: err.message }));
-    child.on('close', (code) => done({ code }));
-  });
+    return { code: r.code, output: r.stdout.text(), stoppedBy: r.stoppedBy === 'output' ? null : r.stoppedBy };
+  } catch (err) {
+    if (err instanceof SandboxUnavailableError) return { code: null, output: '', stoppedBy: null, spawnError: err.message };
+    throw err;
+  }
+};

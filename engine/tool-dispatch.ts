@@ -6,7 +6,7 @@ import type { ContextManager } from './context-manager.js';
 import type { LlmToolCall } from './llm-client.js';
 import { COMPLETE_TOOL, parseComplete } from './tools/complete.tool.js';
 import { executeTool } from './tools/index.js';
-import type { JobServices, ToolDefinition, ToolImage, ToolPark } from './tools/tool.js';
+import type { JobServices, SandboxGrant, ToolDefinition, ToolImage, ToolPark } from './tools/tool.js';
 import { checkTransition, TRANSITION_TOOL } from './tools/transition.tool.js';
 import type { Workspace } from './tools/workspace.js';
 
@@ -41,6 +41,7 @@ export interface DispatchContext {
   /** Tools a person approved for the rest of the job (RequestTool). */
   grantedTools: string[];
   services?: JobServices;
+  sandbox?: SandboxGrant;
 }
 
 export async function dispatchToolCall(call: LlmToolCall, ctx: DispatchContext): Promise<CallOutcome> {
@@ -98,6 +99,7 @@ async function runTool(call: LlmToolCall, ctx: DispatchContext): Promise<{ conte
         budgetTokens: ctx.context.toolBudgetTokens(),
         movement: ctx.movement.name,
         services: ctx.services,
+        sandbox: ctx.sandbox,
         toolNames: ctx.tools.map((t) => t.name),
         // Approved tools are left out: RequestTool answers those from the decided request (with its note).
         allowedTools: [...ctx.movement.allowed_tools, ...ALWAYS_ALLOWED_TOOLS],

@@ -2,14 +2,18 @@
 // the database (DATABASE_URL, or embedded PGlite on the Postgres wire protocol), the worker, the API.
 // Used by `maestro dev`, `maestro worker`, `maestro api` and the demo.
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type LogLevel, type Worker } from '@temporalio/worker';
+import { formatWithOptions } from 'node:util';
+import { DefaultLogger, NativeConnection, Runtime, type LogEntry, type LogLevel, type Worker } from '@temporalio/worker';
 import { createApiApp } from '../api/app.js';
 import { startApiServer } from '../api/server.js';
+import { ensureApiToken, readApiTokenFileSync, type ApiTokenInfo } from '../config/api-token.js';
 import { homePaths, type MaestroConfig } from '../config/config.js';
+import { redactSecrets, registerSecret, registerSecretsFromConfig } from '../core/redact.js';
 import { createDatabase, destroyDatabase, migrateToLatest, type Db } from '../db/database.js';
 import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
 import type { LlmClient } from '../engine/llm-client.js';
 import { createMaestroWorker } from '../worker/create-worker.js';
+import { Sandbox, UNSANDBOXED_WARNING } from '../engine/sandbox/index.js';
 import { ensureTemporalCli } from './temporal-cli.js';
 import { startTemporalDevServer } from './temporal-dev-server.js';
 
@@ -28,6 +32,8 @@ export interface Stack {
   db: Db;
   client: Client;
   apiUrl?: string;
+  /** Where the API's token came from (MAESTRO_API_TOKEN or MAESTRO_HOME/api-token), when serving it. */
+  apiToken?: Pick<ApiTokenInfo, 'source' | 'file'>;
   temporalUiUrl?: string;
   databaseLabel: string;
   stop(): Promise<void>;
@@ -44,7 +50,13 @@ export function installRuntime(level: LogLevel): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger(level) });
+    // The SDK logs failed activities with their errors: the text goes through the redactor.
+    const write = (entry: LogEntry) =>
+      process.stderr.write(
+        redactSecrets(`${new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString()} [${entry.level}] ${entry.message}` +
+          (entry.meta === undefined ? '' : ` ${formatWithOptions({ depth: 4 }, entry.meta)}`)) + '\n',
+      );
+    Runtime.install({ logger: new DefaultLogger(level, write) });
   } catch {
     // Already installed by the embedding program (tests, another stack): keep its logger.
   }
@@ -53,7 +65,10 @@ export function installRuntime(level: LogLevel): void {
 export async function startStack(opts: StackOptions): Promise<Stack> {
   const { config } = opts;
   installRuntime(config.logLevel);
-  const log = opts.log ?? (() => {});
+  registerSecretsFromConfig(config);
+  registerSecret(readApiTokenFileSync(config.home));
+  const rawLog = opts.log ?? (() => {});
+  const log = (line: string) => rawLog(redactSecrets(line));
   const stops: Array<() => Promise<void>> = [];
   const stop = async () => {
     for (const fn of stops.reverse()) await fn().catch((err) => log(`shutdown: ${(err as Error).message}`));
@@ -80,7 +95,10 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     let url = config.databaseUrl;
     let databaseLabel = 'PostgreSQL (DATABASE_URL)';
     if (!url) {
-      const embedded = await startEmbeddedPostgres({ dataDir: homePaths(config.home).pgdata });
+      const embedded = await startEmbeddedPostgres({
+        dataDir: homePaths(config.home).pgdata,
+        idleInTransactionTimeoutMs: config.embeddedDbIdleTxTimeoutSeconds * 1000,
+      });
       stops.push(() => embedded.stop());
       url = embedded.url;
       databaseLabel = `embedded PGlite (${homePaths(config.home).pgdata}) at ${embedded.url.replace(/\/\/[^@]*@/, '//')}`;
@@ -95,6 +113,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const client = new Client({ connection, namespace: config.temporal.namespace });
 
     if (opts.worker) {
+      const sandboxProblem = await describeSandboxAtStart(config);
+      if (sandboxProblem) log(sandboxProblem);
       const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
       stops.push(() => nativeConnection.close());
       const worker = await createMaestroWorker({ config, db, connection: nativeConnection, llm: opts.llm });
@@ -106,19 +126,35 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     }
 
     let apiUrl: string | undefined;
+    let apiToken: Stack['apiToken'];
     if (opts.api) {
+      // Never an API without a token: the operator's, or the one kept in MAESTRO_HOME/api-token.
+      // Written back into config so in-process clients (the demo) send it.
+      const info = await ensureApiToken(config.home, config.api.token);
+      config.api.token = info.token;
+      registerSecret(info.token);
+      apiToken = { source: info.source, file: info.file };
       const server = await startApiServer(createApiApp({ db, client, config }), {
         host: config.api.host,
         port: config.api.port,
+        allowedHosts: config.api.allowedHosts,
+        publicUrl: config.api.url,
       });
       stops.push(() => server.stop());
       apiUrl = server.url;
     }
-    return { config, db, client, apiUrl, temporalUiUrl, databaseLabel, stop };
+    return { config, db, client, apiUrl, apiToken, temporalUiUrl, databaseLabel, stop };
   } catch (err) {
     await stop();
     throw err instanceof StackStartError ? err : new StackStartError((err as Error).message, { cause: err });
   }
+}
+
+/** What a person starting a worker must know about its tool sandbox, or null when all is well. */
+async function describeSandboxAtStart(config: MaestroConfig): Promise<string | null> {
+  if (config.sandbox.mode === 'none') return UNSANDBOXED_WARNING;
+  const why = await new Sandbox(config.sandbox).unavailableReason();
+  return why ? `WARNING: Bash, git status and package installs will answer with an error until this is fixed: ${why}` : null;
 }
 
 function runWorker(worker: Worker, log: (line: string) => void): Promise<void> {

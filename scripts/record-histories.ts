@@ -1,7 +1,9 @@
 // npm run record:histories -- NAME: runs the demo job (a question, an approval, three movements) on a fresh
 // stack and saves its workflow history to test/fixtures/histories/, where the replay test checks
-// that today's workflow code still replays it. Re-record only for a deliberate, versioned change
+// that today's workflow code still replays it. Recordings so far: demo-develop (piece in the input),
+// demo-develop-resume-status-patch, demo-develop-piece-by-id (ids and hash only, loadJobPiece). Re-record only for a deliberate, versioned change
 // (use patched() from @temporalio/workflow for changes running workflows must survive).
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +29,7 @@ const home = await mkdtemp(path.join(os.tmpdir(), 'maestro-record-'));
 const cliPath = await ensureTemporalCli(base.home);
 const temporal = await startTemporalDevServer({ cliPath, port: 0, headless: true });
 const llm = await startScriptedLlmServer({ script: demoModel });
+const apiToken = randomBytes(16).toString('hex');
 const config = loadConfig({
   ...process.env,
   TEMPORAL_ADDRESS: temporal.address,
@@ -34,10 +37,11 @@ const config = loadConfig({
   MAESTRO_LLM_BASE_URL: llm.url,
   MAESTRO_API_PORT: String(await getFreePort()),
   DATABASE_URL: '',
+  MAESTRO_API_TOKEN: apiToken,
 });
 const stack = await startStack({ config, temporal: 'connect', worker: true, api: true });
 try {
-  const api = new ApiClient(stack.apiUrl as string);
+  const api = new ApiClient(stack.apiUrl as string, apiToken);
   const job = await api.post<JobView>('/api/jobs', { piece: 'develop', instruction: DEMO_INSTRUCTION });
   const done = await driveDemoJob(api, job.id, { reply: DEMO_REPLY, approvalNote: 'recorded' }, () => {});
   await stack.client.workflow.getHandle(done.workflowId).result();

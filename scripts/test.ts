@@ -13,7 +13,11 @@ import { ensureTemporalCli } from '../infra/temporal-cli.js';
 import { startTemporalDevServer, type TemporalDevServer } from '../infra/temporal-dev-server.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SUITES = { unit: path.join(root, 'test', 'unit'), integration: path.join(root, 'test', 'integration') };
+const SUITES = {
+  unit: path.join(root, 'test', 'unit'),
+  integration: path.join(root, 'test', 'integration'),
+  security: path.join(root, 'test', 'security'),
+};
 type Suite = keyof typeof SUITES;
 
 async function collect(dir: string): Promise<string[]> {
@@ -63,7 +67,8 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const env: NodeJS.ProcessEnv = { ...process.env };
   let server: TemporalDevServer | undefined;
-  const needsTemporal = files.some((f) => f.startsWith(SUITES.integration + path.sep));
+  // Security tests play hostile models against real jobs, so they need the dev server too.
+  const needsTemporal = files.some((f) => f.startsWith(SUITES.integration + path.sep) || f.startsWith(SUITES.security + path.sep));
   let child: ReturnType<typeof spawn> | undefined;
   const forward = (sig: NodeJS.Signals) => {
     if (child && child.exitCode === null) child.kill(sig);

@@ -3,6 +3,9 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import type { MaestroConfig } from '../config/config.js';
+import { registerSecretsFromConfig } from '../core/redact.js';
+import { configurePackageSources } from '../engine/package-installer.js';
+import { configureSandbox } from '../engine/sandbox/index.js';
 import type { Db } from '../db/database.js';
 import { WORKFLOWS_PATH } from './workflows-path.js';
 
@@ -20,6 +23,10 @@ export interface WorkerDeps {
 
 export async function createMaestroWorker(deps: WorkerDeps): Promise<Worker> {
   const bundlePath = deps.workflowBundlePath ?? process.env.MAESTRO_WORKFLOW_BUNDLE;
+  registerSecretsFromConfig(deps.config);
+  // Every process a tool of this worker starts goes through this one sandbox.
+  configureSandbox(deps.config.sandbox);
+  configurePackageSources(deps.config.packages);
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,

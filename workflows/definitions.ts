@@ -3,13 +3,43 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { JobStatus, Piece, WaitReason } from '../core/types.js';
 
+/**
+ * What a job workflow is started with: ids only. The piece is frozen in the job row; the workflow
+ * loads it by job id and the worker checks that this workflow is the job's and that pieceHash is
+ * the stored piece's (activities/job-piece.activity.ts). A forged input runs nothing.
+ */
 export interface JobWorkflowInput {
   jobId: string;
-  piece: Piece;
-  /** Chosen by the submitter from its configuration; frozen in history with the piece. */
-  options?: { heartbeatTimeoutSeconds?: number };
+  /** sha256 of the canonical JSON of the piece stored with the job (engine/piece/piece-hash.ts). */
+  pieceHash: string;
+  /** Chosen by the submitter from its configuration. */
+  options?: JobWorkflowOptions;
   /** Set when the workflow continues as new: where to pick up. */
-  resume?: { movement: string; movementCount: number; asks: number; askDeflections: number };
+  resume?: JobWorkflowResume;
+}
+
+export interface JobWorkflowOptions {
+  heartbeatTimeoutSeconds?: number;
+}
+
+export interface JobWorkflowResume {
+  movement: string;
+  movementCount: number;
+  asks: number;
+  askDeflections: number;
+}
+
+/**
+ * The input of histories recorded before piece-by-id: the piece travelled as data. Replayed as
+ * recorded; in a new run the piece is only a claim, hashed by the worker and compared with the
+ * stored hash, and the stored piece is what runs.
+ */
+export interface LegacyJobWorkflowInput {
+  jobId: string;
+  piece: Piece;
+  pieceHash?: undefined;
+  options?: JobWorkflowOptions;
+  resume?: JobWorkflowResume;
 }
 
 export interface JobWorkflowResult {
@@ -38,6 +68,15 @@ export const replySignal = defineSignal<[{ commentId: number }]>('reply');
 export const decisionSignal = defineSignal<[{ requestId: string }]>('decision');
 /** The person finished in the browser (login, captcha); wakes a WAITING_HUMAN_BROWSER park. */
 export const browserResolvedSignal = defineSignal<[{ spaceId?: string | null }]>('browserResolved');
-/** From SpinOffTask (inside runMovement): start this child job as a child workflow. */
-export const spawnChildSignal = defineSignal<[{ childJobId: string; piece: Piece; options?: JobWorkflowInput['options'] }]>('spawnChild');
+/**
+ * From SpinOffTask (inside runMovement): start this child job (its row exists already) as a child
+ * workflow. The id only: the parent checks the child is its own, the child loads its own piece.
+ */
+export const spawnChildSignal = defineSignal<[{ childJobId: string }]>('spawnChild');
+/** The spawnChild payload of histories recorded before piece-by-id (replay only). */
+export interface LegacySpawnChildPayload {
+  childJobId: string;
+  piece: Piece;
+  options?: JobWorkflowOptions;
+}
 export const jobStateQuery = defineQuery<JobWorkflowState>('state');

@@ -19,18 +19,28 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { MaestroMovement, MaestroPiece, MaestroStatus, MaestroWaitReason } from '../core/search-attributes.js';
-import { DEFAULT_MAX_ASKS, MAX_ASK_LIMIT_DEFLECTIONS, type JobStatus, type MovementResult, type WaitReason } from '../core/types.js';
+import {
+  DEFAULT_MAX_ASKS,
+  MAX_ASK_LIMIT_DEFLECTIONS,
+  type JobStatus,
+  type MovementResult,
+  type Piece,
+  type WaitReason,
+} from '../core/types.js';
 import {
   jobStateQuery,
   type JobWorkflowInput,
   type JobWorkflowResult,
   type JobWorkflowState,
+  type LegacyJobWorkflowInput,
 } from './definitions.js';
 import { mapMovementResult } from './map-movement-result.js';
 import { installParkHandlers, waitForWakeUp } from './parks.js';
 
 /** Workflow versioning (patched): histories recorded before this change replay the old way. */
 const RESUME_STATUS_ALONGSIDE_MOVEMENT = 'resume-status-alongside-movement';
+/** The piece is loaded from the job row by id (issue 7); before it, it travelled in the input. */
+export const PIECE_BY_ID = 'piece-by-id';
 
 function movementOptions(heartbeatTimeoutSeconds = 120): ActivityOptions {
   return {
@@ -48,13 +58,46 @@ const { recordJobStatus } = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', maximumAttempts: 10 },
 });
 
-export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
-  const { jobId, piece } = input;
+// A refusal is non-retryable and ends the run at once; anything else (the database away) is
+// retried until it answers, since a run that gave up here would leave its job 'queued' for good.
+const { loadJobPiece } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** How this run names its piece to runMovement: the verified hash, or (old histories) the recorded copy. */
+type PieceClaim = { pieceHash: string; piece?: undefined } | { piece: Piece; pieceHash?: undefined };
+
+/**
+ * The piece this run follows. A new run always loads it from the job row (patched() is true
+ * outside replay), so a piece in a forged input is never followed; the worker refuses the load
+ * unless this workflow is the job's and the hash is the stored piece's. Only the replay of a
+ * history recorded before this change takes the piece from its input, as that history did.
+ */
+async function loadPiece(input: JobWorkflowInput | LegacyJobWorkflowInput): Promise<{ piece: Piece; claim: PieceClaim }> {
+  if (patched(PIECE_BY_ID)) {
+    try {
+      // A run continued from an old-shape run has no hash yet: its piece copy is the claim checked.
+      const claim = input.pieceHash !== undefined ? { pieceHash: input.pieceHash } : { piece: input.piece };
+      const loaded = await loadJobPiece({ jobId: input.jobId, ...claim });
+      return { piece: loaded.piece, claim: { pieceHash: loaded.pieceHash } };
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      // Not this workflow's job to touch: fail without writing the job row (no finish()).
+      throw ApplicationFailure.nonRetryable(`job ${input.jobId} refused: ${describeFailure(err)}`, 'JobRefused');
+    }
+  }
+  const legacy = input as LegacyJobWorkflowInput;
+  return { piece: legacy.piece, claim: { piece: legacy.piece } };
+}
+
+export async function jobWorkflow(input: JobWorkflowInput | LegacyJobWorkflowInput): Promise<JobWorkflowResult> {
+  const { jobId } = input;
   const runOptions = movementOptions(input.options?.heartbeatTimeoutSeconds);
   const { runMovement } = proxyActivities<Activities>(runOptions);
   const state: JobWorkflowState = {
     status: 'running',
-    movement: input.resume?.movement ?? piece.initial_movement,
+    movement: input.resume?.movement ?? null,
     movementCount: input.resume?.movementCount ?? 0,
     waitReason: null,
     resumeMovement: null,
@@ -63,8 +106,10 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
     askDeflections: input.resume?.askDeflections ?? 0,
     children: {},
   };
-  const wake = installParkHandlers(state, input.options);
+  const wake = installParkHandlers(state, jobId, input.options);
   setHandler(jobStateQuery, () => state);
+  const { piece, claim } = await loadPiece(input);
+  state.movement ??= piece.initial_movement;
 
   const setStatus = async (
     status: JobStatus,
@@ -117,7 +162,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
       upsertSearchAttributes([{ key: MaestroMovement, value: movement }]);
       const result: MovementResult = await runMovement.executeWithOptions(
         { ...runOptions, summary: `${movement} (movement ${state.movementCount} of job)` },
-        [{ jobId, piece, movement, sequence: state.movementCount, movementRunId: uuid4(), note }],
+        [{ jobId, ...claim, movement, sequence: state.movementCount, movementRunId: uuid4(), note }],
       );
       await settleStatus();
       note = undefined;
@@ -156,7 +201,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
         await settleStatus();
         await continueAsNew<typeof jobWorkflow>({
           jobId,
-          piece,
+          ...claim,
           options: input.options,
           resume: { movement: state.movement as string, movementCount: state.movementCount, asks: state.asks, askDeflections: state.askDeflections },
         });

@@ -2,9 +2,11 @@
 // job started, and the wait that ends a park. Signals carry ids only (what a person said is in
 // Postgres already); a stray or late signal is recorded or logged, never fails the workflow task.
 import {
+  ActivityFailure,
   condition,
   log,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -18,11 +20,17 @@ import {
   replySignal,
   spawnChildSignal,
   type JobWorkflowInput,
+  type JobWorkflowOptions,
   type JobWorkflowResult,
   type JobWorkflowState,
+  type LegacyJobWorkflowInput,
+  type LegacySpawnChildPayload,
 } from './definitions.js';
 
-const { expireRequest } = proxyActivities<Activities>({
+/** The spawnChild signal carries the child id only (issue 7); before, it carried the piece. */
+export const SPAWN_CHILD_BY_ID = 'spawn-child-by-id';
+
+const { expireRequest, describeChildJob } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumAttempts: 10 },
 });
@@ -40,7 +48,7 @@ export interface ParkState {
   snapshot(): WakeCounts;
 }
 
-export function installParkHandlers(state: JobWorkflowState, options: JobWorkflowInput['options']): ParkState {
+export function installParkHandlers(state: JobWorkflowState, jobId: string, options: JobWorkflowOptions | undefined): ParkState {
   const park: ParkState = {
     counts: { replies: 0, browser: 0, decisions: 0 },
     decided: new Set(),
@@ -60,17 +68,39 @@ export function installParkHandlers(state: JobWorkflowState, options: JobWorkflo
       log.warn('decision for a request this job is not waiting on (recorded, no effect now)', { requestId, waitingOn: state.requestId });
     }
   });
-  setHandler(spawnChildSignal, async ({ childJobId, piece, options: childOptions }) => {
+  setHandler(spawnChildSignal, async (payload) => {
+    const { childJobId } = payload;
     if (state.children[childJobId]) return; // the same spawn signalled twice: one child
     state.children[childJobId] = { ended: false };
+    let args: JobWorkflowInput | LegacyJobWorkflowInput;
+    let pieceName: string;
+    if (patched(SPAWN_CHILD_BY_ID)) {
+      try {
+        // Anyone who can reach Temporal can send this signal: the worker checks that the child is a
+        // subtask of this job, and names its piece hash; the child then loads and checks its piece.
+        const child = await describeChildJob({ parentJobId: jobId, childJobId });
+        args = { jobId: childJobId, pieceHash: child.pieceHash, options };
+        pieceName = child.pieceName;
+      } catch (err) {
+        const why = err instanceof ActivityFailure && err.cause ? err.cause.message : String(err);
+        log.warn('spawnChild refused', { childJobId, reason: why });
+        delete state.children[childJobId];
+        return;
+      }
+    } else {
+      // Replay of a history recorded before this change, whose signal carried the piece.
+      const legacy = payload as LegacySpawnChildPayload;
+      args = { jobId: childJobId, piece: legacy.piece, options: legacy.options ?? options };
+      pieceName = legacy.piece.name;
+    }
     try {
       const handle = await startChild('jobWorkflow', {
         workflowId: workflowIdForJob(childJobId),
-        args: [{ jobId: childJobId, piece, options: childOptions ?? options }],
+        args: [args],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         typedSearchAttributes: [
           { key: MaestroStatus, value: 'queued' },
-          { key: MaestroPiece, value: piece.name },
+          { key: MaestroPiece, value: pieceName },
         ],
       });
       handle.result().then(

@@ -25,7 +25,12 @@ const postRoute = createRoute({
     params: JobIdParams,
     body: { content: { 'application/json': { schema: CommentBody } }, required: true },
   },
-  responses: { 201: jsonContent(PostedCommentSchema, 'the stored comment'), ...ERROR_RESPONSES, ...notFound },
+  responses: {
+    201: jsonContent(PostedCommentSchema, 'the stored comment'),
+    ...ERROR_RESPONSES,
+    ...notFound,
+    409: jsonContent(ErrorSchema, 'too_many_comments: the job has 1000 comments from people already'),
+  },
 });
 
 const listRoute = createRoute({

@@ -33,7 +33,10 @@ const submitRoute = createRoute({
   responses: {
     201: jsonContent(JobSchema, 'the job, queued'),
     ...ERROR_RESPONSES,
-    422: jsonContent(ErrorSchema, 'the piece does not exist or does not lint (error.issues lists the problems)'),
+    422: jsonContent(
+      ErrorSchema,
+      'unknown_piece / invalid_piece (error.issues lists the problems) / yaml_limit_exceeded (too big, too deep, too many aliases; refused before parsing)',
+    ),
     503: jsonContent(ErrorSchema, 'Temporal refused or could not be reached; the job is marked failed'),
   },
 });

@@ -20,15 +20,28 @@ export function registerMetaRoutes(app: OpenAPIHono): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
     scheme: 'bearer',
-    description: 'required on every route but /api/health when MAESTRO_API_TOKEN is set',
+    description:
+      'required on every route but /api/health: MAESTRO_API_TOKEN, or the token `maestro dev` / `maestro api` generate into MAESTRO_HOME/api-token',
   });
-  app.doc31('/api/openapi.json', {
-    openapi: '3.1.0',
+  const config = {
+    openapi: '3.1.0' as const,
     info: {
       title: 'Maestro API',
       version: API_VERSION,
-      description: 'Submit and follow LLM-agent jobs. Errors are JSON {error: {code, message}}.',
+      description:
+        'Submit and follow LLM-agent jobs. Errors are JSON {error: {code, message}}. Every request must carry a Host ' +
+        "that is the API's own (421 otherwise) and no foreign Origin (403); a method a path does not have is 405 with an Allow header.",
     },
     security: [{ bearerAuth: [] }],
+  };
+  // Served by hand so every operation states its security itself (health: none), not only the default.
+  app.get('/api/openapi.json', (c) => {
+    const doc = app.getOpenAPI31Document(config);
+    for (const ops of Object.values(doc.paths ?? {})) {
+      for (const op of Object.values(ops as Record<string, { security?: unknown[] }>)) {
+        if (op && typeof op === 'object' && op.security === undefined) op.security = [{ bearerAuth: [] }];
+      }
+    }
+    return c.json(doc, 200);
   });
 }

@@ -66,6 +66,10 @@ function printReady(stack: Stack, opts: StackOptions): void {
   lines.push(`  Database:    ${stack.databaseLabel}`);
   if (opts.worker) lines.push('  Worker:      running');
   if (stack.apiUrl) lines.push(`  API:         ${stack.apiUrl}/api  (OpenAPI: ${stack.apiUrl}/api/openapi.json)`);
+  if (stack.apiToken) {
+    const where = stack.apiToken.source === 'env' ? 'MAESTRO_API_TOKEN' : `${stack.apiToken.file}${stack.apiToken.source === 'generated' ? ' (new)' : ''}`;
+    lines.push(`  API token:   ${where}  (the local CLI reads it; send it as Authorization: Bearer)`);
+  }
   lines.push('Press Ctrl-C to stop.');
   console.log(lines.join('\n'));
 }

@@ -1,4 +1,5 @@
 // Comments on a job: a person's replies, the agent's questions, the engine's notes.
+import { redactSecrets } from '../../core/redact.js';
 import type { Db } from '../database.js';
 import type { CommentRow } from '../schema.js';
 import { iso } from './row-mapping.js';
@@ -18,7 +19,8 @@ function toCommentView(r: CommentRow): CommentView {
 export async function addComment(db: Db, c: { jobId: string; author: CommentView['author']; body: string }): Promise<CommentView> {
   const row = await db
     .insertInto('comments')
-    .values({ job_id: c.jobId, author: c.author, body: c.body })
+    // What a person wrote is kept as written; the engine's and the agent's text loses any secret.
+    .values({ job_id: c.jobId, author: c.author, body: c.author === 'user' ? c.body : redactSecrets(c.body) })
     .returningAll()
     .executeTakeFirstOrThrow();
   return toCommentView(row);

@@ -1,6 +1,7 @@
 // The job's event log: what the engine did, for the API's timeline and for debugging.
 // Types used by the engine: 'job.submitted', 'job.status', 'movement.started', 'movement.finished',
 // 'llm.call', 'tool.call', 'transition.invalid', 'guard'.
+import { redactDeep } from '../../core/redact.js';
 import type { Db } from '../database.js';
 import type { JobEventRow } from '../schema.js';
 import { iso, parseJson } from './row-mapping.js';
@@ -31,7 +32,8 @@ export async function addEvent(
 ): Promise<JobEventView> {
   const row = await db
     .insertInto('job_events')
-    .values({ job_id: e.jobId, movement_run_id: e.movementRunId ?? null, type: e.type, data: JSON.stringify(e.data ?? {}) })
+    // Events are written by the engine and read by anyone with the API: no secret goes in.
+    .values({ job_id: e.jobId, movement_run_id: e.movementRunId ?? null, type: e.type, data: JSON.stringify(redactDeep(e.data ?? {})) })
     .returningAll()
     .executeTakeFirstOrThrow();
   return toJobEventView(row);

@@ -1,5 +1,7 @@
 // The jobs table: the read model of each job's workflow (status, movement, wait reason...).
+import { redactSecrets } from '../../core/redact.js';
 import { TERMINAL_STATUSES, type JobStatus, type JobView, type Piece } from '../../core/types.js';
+import { hashPiece } from '../../engine/piece/piece-hash.js';
 import type { Db } from '../database.js';
 import type { JobRow } from '../schema.js';
 import { dbNow, dbNowIfNull, iso, isoOrNull, parseJson } from './row-mapping.js';
@@ -62,6 +64,8 @@ export async function insertJob(db: Db, job: NewJob): Promise<JobView> {
       parent_id: job.parentId ?? null,
       piece_name: job.pieceName,
       piece: JSON.stringify(job.piece),
+      // Computed here so that every way of creating a job stores it (the API, a subtask spawn).
+      piece_hash: hashPiece(job.piece),
       instruction: job.instruction,
       workspace: job.workspace,
       status: 'queued',
@@ -86,6 +90,34 @@ export async function getJob(db: Db, id: string): Promise<JobView | undefined> {
 export async function getJobPiece(db: Db, id: string): Promise<Piece | undefined> {
   const row = await db.selectFrom('jobs').select('piece').where('id', '=', id).executeTakeFirst();
   return row && parseJson<Piece>(row.piece);
+}
+
+/** What the worker needs to decide whether a workflow may run this job's piece, and the piece. */
+export interface JobPieceRecord {
+  piece: Piece;
+  pieceHash: string;
+  pieceName: string;
+  workflowId: string;
+  parentId: string | null;
+  status: JobStatus;
+}
+
+export async function getJobPieceRecord(db: Db, id: string): Promise<JobPieceRecord | undefined> {
+  const row = await db
+    .selectFrom('jobs')
+    .select(['piece', 'piece_hash', 'piece_name', 'workflow_id', 'parent_id', 'status'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return (
+    row && {
+      piece: parseJson<Piece>(row.piece),
+      pieceHash: row.piece_hash,
+      pieceName: row.piece_name,
+      workflowId: row.workflow_id,
+      parentId: row.parent_id,
+      status: row.status as JobStatus,
+    }
+  );
 }
 
 /** Newest first. */
@@ -117,8 +149,8 @@ export async function updateJobState(db: Db, id: string, patch: JobStatePatch): 
       ...(patch.currentMovement !== undefined && { current_movement: patch.currentMovement }),
       ...(patch.waitReason !== undefined && { wait_reason: patch.waitReason }),
       ...(patch.resumeMovement !== undefined && { resume_movement: patch.resumeMovement }),
-      ...(patch.reason !== undefined && { reason: patch.reason }),
-      ...(patch.summary !== undefined && { summary: patch.summary }),
+      ...(patch.reason !== undefined && { reason: patch.reason === null ? null : redactSecrets(patch.reason) }),
+      ...(patch.summary !== undefined && { summary: patch.summary === null ? null : redactSecrets(patch.summary) }),
       ...(patch.movementCount !== undefined && { movement_count: patch.movementCount }),
       ...(terminal && { finished_at: dbNowIfNull('finished_at') }),
       updated_at: dbNow(),
@@ -126,6 +158,12 @@ export async function updateJobState(db: Db, id: string, patch: JobStatePatch): 
     .where('id', '=', id)
     .executeTakeFirst();
   if (result.numUpdatedRows === 0n) throw new JobNotFoundError(id);
+}
+
+/** How many child jobs parentId has (any status). */
+export async function countChildren(db: Db, parentId: string): Promise<number> {
+  const row = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('parent_id', '=', parentId).executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** A child of parentId spawned with this key, if any. */

@@ -1,14 +1,21 @@
 // Reads piece YAML: syntax (yaml), shape (zod) and graph (lint), every problem mapped back to its
 // line so a piece author can fix all of them in one pass. Uses node:fs: never import this module
 // from workflow code (use piece-targets.ts there).
-import { readdir, readFile } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
-import type { z } from 'zod';
+import { LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { Piece } from '../../core/types.js';
+import { isInsideOrEqual, pathSyntaxProblem, realpathOfDeepest } from '../../config/path-roots.js';
 import { lintPiece, type PiecePath } from './piece-lint.js';
+import { fieldOf, lineOf, movementAt, schemaMessage, startLine, syntaxErrorLine, unknownKeyMessage } from './piece-issues.js';
 import { PieceSchema } from './piece.schema.js';
+import { checkYamlLimits, DEFAULT_YAML_LIMITS, MAX_ALIAS_EXPANSION, type YamlLimitViolation } from './yaml-limits.js';
+
+/** At most this many issues are reported (the rest are counted), each message cut to this length. */
+export const MAX_PIECE_ISSUES = 50;
+export const MAX_ISSUE_MESSAGE_CHARS = 500;
 
 export interface PieceIssue {
   file: string;
@@ -25,6 +32,23 @@ export class PieceError extends Error {
     super(formatPieceIssues(issues), options);
     this.issues = issues;
   }
+}
+
+/** The YAML breaks a size, depth, alias or node limit: refused before it was parsed. */
+export class YamlLimitError extends PieceError {
+  override name = 'YamlLimitError';
+  constructor(
+    readonly violation: YamlLimitViolation,
+    issues: PieceIssue[],
+    options?: { cause?: unknown },
+  ) {
+    super(issues, options);
+  }
+}
+
+/** A piece path that is not inside one of the pieces directories (MAESTRO_PIECES_DIRS). */
+export class PiecePathError extends Error {
+  override name = 'PiecePathError';
 }
 
 export class PieceNotFoundError extends Error {
@@ -53,9 +77,21 @@ export function formatPieceIssues(issues: PieceIssue[]): string {
 }
 
 /** Parse, validate and lint without throwing: the piece when clean, and every issue found. */
-export function checkPiece(text: string, file: string): { piece: Piece | null; issues: PieceIssue[] } {
+export function checkPiece(
+  text: string,
+  file: string,
+): { piece: Piece | null; issues: PieceIssue[]; limit?: YamlLimitViolation } {
+  const limit = checkYamlLimits(text);
+  if (limit) return { piece: null, issues: [limitIssue(file, limit)], limit };
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { keepSourceTokens: true, lineCounter, prettyErrors: true, uniqueKeys: true });
+  const doc = parseDocument(text, {
+    keepSourceTokens: true,
+    lineCounter,
+    prettyErrors: true,
+    uniqueKeys: true,
+    // Warnings (e.g. collection keys) go to the process log: a caller must not be able to fill it.
+    logLevel: 'error',
+  });
   if (doc.errors.length > 0) {
     // After a syntax error the tree is a guess; shape errors found in it would only mislead.
     const issues = doc.errors.map((e) => ({
@@ -65,9 +101,21 @@ export function checkPiece(text: string, file: string): { piece: Piece | null; i
       field: null,
       message: `YAML syntax error: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
     }));
-    return { piece: null, issues };
+    return { piece: null, issues: capIssues(issues, file) };
   }
-  const raw: unknown = doc.toJS();
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_EXPANSION });
+  } catch (err) {
+    // yaml's own guard against alias expansion ("Excessive alias count ..."), after our static count.
+    if (!(err instanceof ReferenceError)) throw err;
+    const expansion: YamlLimitViolation = {
+      limit: 'maxAliases',
+      line: firstAliasLine(doc, lineCounter) ?? 1,
+      message: `the YAML's aliases expand beyond ${MAX_ALIAS_EXPANSION} nodes (the alias-expansion limit)`,
+    };
+    return { piece: null, issues: [limitIssue(file, expansion)], limit: expansion };
+  }
   if (raw === null || raw === undefined) {
     return { piece: null, issues: [{ file, line: 1, movement: null, field: null, message: 'the piece file is empty' }] };
   }
@@ -80,42 +128,103 @@ export function checkPiece(text: string, file: string): { piece: Piece | null; i
     message,
   });
 
+  // Locating an issue walks the document, so only the issues that will be reported are located.
   const issues: PieceIssue[] = [];
+  let dropped = 0;
+  const add = (make: () => PieceIssue) => {
+    if (issues.length < MAX_PIECE_ISSUES) issues.push(make());
+    else dropped++;
+  };
   const parsed = PieceSchema.safeParse(raw);
   if (!parsed.success) {
     for (const zi of parsed.error.issues) {
       const p = zi.path as PiecePath;
       if (zi.code === 'unrecognized_keys') {
-        for (const key of zi.keys) issues.push(issue([...p, key], unknownKeyMessage(key, p)));
+        for (const key of zi.keys) add(() => issue([...p, key], unknownKeyMessage(key, p)));
       } else {
-        issues.push(issue(p, schemaMessage(zi, raw)));
+        add(() => issue(p, schemaMessage(zi, raw)));
       }
     }
   }
-  for (const li of lintPiece(raw)) issues.push(issue(li.path, li.message, li.movement));
+  for (const li of lintPiece(raw)) add(() => issue(li.path, li.message, li.movement));
   issues.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
-  return { piece: issues.length === 0 && parsed.success ? parsed.data : null, issues };
+  const capped = capIssues(issues, file, dropped);
+  return { piece: capped.length === 0 && parsed.success ? parsed.data : null, issues: capped };
+}
+
+function limitIssue(file: string, v: YamlLimitViolation): PieceIssue {
+  return { file, line: v.line, movement: null, field: null, message: `refused before parsing: ${v.message}` };
+}
+
+/** At most MAX_PIECE_ISSUES issues with short messages, and one more saying how many were left out. */
+export function capIssues(issues: PieceIssue[], file: string, alreadyDropped = 0): PieceIssue[] {
+  const kept = issues.slice(0, MAX_PIECE_ISSUES).map((i) => ({
+    ...i,
+    movement: i.movement === null ? null : truncate(i.movement, 200),
+    field: i.field === null ? null : truncate(i.field, 200),
+    message: truncate(i.message, MAX_ISSUE_MESSAGE_CHARS),
+  }));
+  const dropped = alreadyDropped + Math.max(0, issues.length - MAX_PIECE_ISSUES);
+  if (dropped > 0) kept.push({ file, line: null, movement: null, field: null, message: `... and ${dropped} more issue(s) not shown` });
+  return kept;
+}
+
+function truncate(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max - 3)}...` : s;
+}
+
+function firstAliasLine(doc: Document, lc: LineCounter): number | null {
+  let line: number | null = null;
+  visit(doc, {
+    Alias(_key, node) {
+      line = startLine(node, lc);
+      return visit.BREAK;
+    },
+  });
+  return line;
 }
 
 /** yaml parse + zod + lint; throws PieceError listing every issue. */
 export function parsePiece(text: string, file: string): Piece {
-  const { piece, issues } = checkPiece(text, file);
+  const { piece, issues, limit } = checkPiece(text, file);
+  if (limit) throw new YamlLimitError(limit, issues);
   if (!piece) throw new PieceError(issues);
   return piece;
 }
 
 export async function loadPieceFile(file: string): Promise<Piece> {
-  let text: string;
+  return parsePiece(await readPieceText(file), file);
+}
+
+/** A regular file's text, refused past the size limit before it is read (no FIFO, device or huge file). */
+async function readPieceText(file: string): Promise<string> {
+  const notFound = async (cause: unknown) => new PieceNotFoundError(file, await builtinNames(), { cause });
   try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR') {
-      throw new PieceNotFoundError(file, await builtinNames(), { cause: err });
+    const st = await stat(file);
+    if (!st.isFile()) throw await notFound(new Error(`${file} is not a regular file`));
+    if (st.size > DEFAULT_YAML_LIMITS.maxBytes) {
+      const v: YamlLimitViolation = {
+        limit: 'maxBytes',
+        line: 1,
+        message: `the file is ${st.size} bytes, over the limit of ${DEFAULT_YAML_LIMITS.maxBytes} bytes`,
+      };
+      throw new YamlLimitError(v, [limitIssue(file, v)]);
     }
+    // Non-blocking: should the file be swapped for a FIFO after the stat, open must not hang.
+    const fh = await open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    try {
+      const buf = Buffer.alloc(DEFAULT_YAML_LIMITS.maxBytes + 1);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+      return buf.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    if (err instanceof PieceNotFoundError || err instanceof YamlLimitError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'EAGAIN') throw await notFound(err);
     throw err;
   }
-  return parsePiece(text, file);
 }
 
 export function builtinPiecesDir(): string {
@@ -140,8 +249,34 @@ export async function listBuiltinPieces(): Promise<Array<{ name: string; descrip
   return out;
 }
 
-/** A built-in name (pieces/<name>.yaml) or a path, absolute or relative to the cwd, to a YAML file. */
-export async function resolvePiece(nameOrFile: string): Promise<{ piece: Piece; file: string }> {
+export interface ResolvePieceOptions {
+  /** Folders a piece path must lie in, after symlinks; default: the built-in pieces/ only. */
+  piecesDirs?: readonly string[];
+}
+
+/**
+ * Where the .yaml/.yml file `nameOrFile` really is, when that is inside one of `dirs`; PiecePathError
+ * otherwise, whether or not the file exists (the answer must not tell what exists elsewhere).
+ */
+export async function piecePathInDirs(nameOrFile: string, dirs: readonly string[]): Promise<string> {
+  const problem = pathSyntaxProblem(nameOrFile);
+  if (problem) throw new PiecePathError(`piece path ${problem}`);
+  if (!/\.ya?ml$/i.test(nameOrFile)) throw new PiecePathError('a piece path must name a .yaml or .yml file');
+  const real = await realpathOfDeepest(path.resolve(nameOrFile)).catch((err: unknown) => {
+    throw new PiecePathError('piece path cannot be resolved (a dangling symlink?)', { cause: err });
+  });
+  const realDirs = await Promise.all(dirs.map((d) => realpathOfDeepest(path.resolve(d))));
+  if (!realDirs.some((d) => isInsideOrEqual(d, real))) {
+    throw new PiecePathError(`piece path is not inside a pieces directory (MAESTRO_PIECES_DIRS: ${dirs.join(path.delimiter)})`);
+  }
+  return real;
+}
+
+/**
+ * A built-in name (pieces/<name>.yaml) or a path, absolute or relative to the cwd, to a YAML file
+ * inside one of `opts.piecesDirs`.
+ */
+export async function resolvePiece(nameOrFile: string, opts: ResolvePieceOptions = {}): Promise<{ piece: Piece; file: string }> {
   const looksLikeName = /^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(nameOrFile);
   if (looksLikeName) {
     const names = await builtinNames();
@@ -151,7 +286,7 @@ export async function resolvePiece(nameOrFile: string): Promise<{ piece: Piece; 
     }
     throw new PieceNotFoundError(nameOrFile, names);
   }
-  const file = path.resolve(nameOrFile);
+  const file = await piecePathInDirs(nameOrFile, opts.piecesDirs ?? [builtinPiecesDir()]);
   try {
     return { piece: await loadPieceFile(file), file };
   } catch (err) {
@@ -159,133 +294,4 @@ export async function resolvePiece(nameOrFile: string): Promise<{ piece: Piece; 
     if (err instanceof PieceNotFoundError) throw new PieceNotFoundError(nameOrFile, err.builtins, { cause: err });
     throw err;
   }
-}
-
-// ---- mapping document paths to lines and messages ----
-
-function lineOf(doc: Document, lc: LineCounter, p: PiecePath): number | null {
-  let node: unknown = doc.contents;
-  let line = startLine(node, lc);
-  for (const key of p) {
-    let next: unknown;
-    let keyNode: unknown;
-    if (isMap(node)) {
-      const pair = node.items.find((it) => isPair(it) && isScalar(it.key) && it.key.value === key);
-      keyNode = pair?.key;
-      next = pair?.value;
-      if (pair && next === null) next = keyNode; // `key:` with no value: point at the key
-    } else if (isSeq(node) && typeof key === 'number') {
-      next = node.items[key];
-    }
-    if (next === undefined) break;
-    // An unknown or misplaced key is best shown where the key is written.
-    line = startLine(keyNode, lc) ?? startLine(next, lc) ?? line;
-    node = next;
-  }
-  return line ?? 1;
-}
-
-/**
- * An unclosed quote or bracket is only detected at the end of the file; point at where the
- * unclosed construct starts instead (the innermost node running to the end), not past the last line.
- */
-function syntaxErrorLine(doc: Document, lc: LineCounter, text: string, offset: number): number | null {
-  const end = text.trimEnd().length;
-  if (offset < end) return null;
-  let start = -1;
-  visit(doc, (_key, node) => {
-    if (isNode(node) && node.range && node.range[1] >= end && node.range[0] > start) start = node.range[0];
-  });
-  return start >= 0 ? lc.linePos(start).line : lc.linePos(Math.max(0, end - 1)).line;
-}
-
-function startLine(node: unknown, lc: LineCounter): number | null {
-  const range = (node as { range?: [number, number, number] | null } | null | undefined)?.range;
-  return range ? lc.linePos(range[0]).line : null;
-}
-
-function valueAt(raw: unknown, p: PiecePath): unknown {
-  let v = raw;
-  for (const key of p) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<string | number, unknown>)[key];
-  }
-  return v;
-}
-
-function movementAt(raw: unknown, p: PiecePath): string | null {
-  if (p[0] !== 'movements' || typeof p[1] !== 'number') return null;
-  const name = valueAt(raw, ['movements', p[1], 'name']);
-  return typeof name === 'string' && name.trim() !== '' ? name.trim() : `#${p[1] + 1}`;
-}
-
-/** The field relative to its movement (`rules[0].next`) or to the piece (`context_thresholds.warn`). */
-function fieldOf(p: PiecePath): string | null {
-  const rest = p[0] === 'movements' && typeof p[1] === 'number' ? p.slice(2) : p;
-  if (rest.length === 0) return null;
-  return rest.reduce<string>((acc, k) => (typeof k === 'number' ? `${acc}[${k}]` : acc ? `${acc}.${k}` : k), '');
-}
-
-function describeField(p: PiecePath): string {
-  return fieldOf(p) ?? (p.length === 2 && p[0] === 'movements' ? 'movement' : 'piece');
-}
-
-const KIND_NAMES: Record<string, string> = {
-  string: 'a string',
-  number: 'a number',
-  int: 'a whole number',
-  boolean: 'true or false',
-  array: 'a list',
-  object: 'a mapping',
-};
-
-function kindOf(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'a mapping';
-  return typeof v === 'string' ? `the string "${v}"` : `the ${typeof v} ${String(v)}`;
-}
-
-function schemaMessage(zi: z.core.$ZodIssue, raw: unknown): string {
-  const p = zi.path as PiecePath;
-  const field = describeField(p);
-  if (zi.code === 'invalid_type') {
-    const value = valueAt(raw, p);
-    if (value === undefined) return `${field} is required`;
-    return `${field} must be ${KIND_NAMES[zi.expected] ?? zi.expected}, not ${kindOf(value)}`;
-  }
-  // Our own refinements already name the field.
-  if (zi.code === 'custom') return zi.message;
-  return `${field}: ${zi.message}`;
-}
-
-function unknownKeyMessage(key: string, objectPath: PiecePath): string {
-  const where = objectPath.length === 0 ? 'piece' : describeField(objectPath);
-  const allowed = allowedKeys(objectPath);
-  const guess = allowed.map((k) => ({ k, d: editDistance(k, key) })).sort((a, b) => a.d - b.d)[0];
-  const hint = guess && guess.d <= Math.max(2, Math.floor(key.length / 3)) ? ` (did you mean "${guess.k}"?)` : '';
-  return `unknown key "${key}" in ${where}${hint}; allowed keys: ${allowed.join(', ')}`;
-}
-
-function allowedKeys(objectPath: PiecePath): string[] {
-  const shape = PieceSchema.shape;
-  if (objectPath.length === 0) return Object.keys(shape);
-  if (objectPath[0] === 'context_thresholds') return ['warn', 'prompt', 'force_transition', 'exhausted'];
-  if (objectPath[0] === 'movements' && objectPath.length === 2) return Object.keys(shape.movements.element.shape);
-  if (objectPath[0] === 'movements' && objectPath[2] === 'rules') return ['condition', 'next'];
-  return [];
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length];
 }

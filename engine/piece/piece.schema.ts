@@ -3,6 +3,7 @@
 // Pure: no Node imports, so anything here may be used from workflow code.
 import { z } from 'zod';
 import type { ContextThresholds, Piece } from '../../core/types.js';
+import { sandboxEnvNameProblem } from '../sandbox/env-names.js';
 
 /** Tools a movement may list in allowed_tools. */
 export const KNOWN_TOOLS = [
@@ -68,6 +69,15 @@ const allowedTools = z
   // transition and complete are always offered; keeping them out of the data keeps one meaning per field.
   .transform((tools) => tools.filter((t) => !controlToolNames.includes(t)));
 
+/** Values a piece gives its sandboxed processes; names that belong to the worker are refused. */
+const sandboxEnv = z.record(z.string(), z.string().max(4096, { error: 'must be at most 4096 characters' })).superRefine((env, ctx) => {
+  for (const name of Object.keys(env)) {
+    const problem = sandboxEnvNameProblem(name);
+    if (problem) ctx.addIssue({ code: 'custom', path: [name], message: problem });
+  }
+  if (Object.keys(env).length > 64) ctx.addIssue({ code: 'custom', message: 'at most 64 variables' });
+});
+
 export const PieceRuleSchema = z.strictObject({
   condition: text,
   next: text,
@@ -83,6 +93,8 @@ export const PieceMovementSchema = z.strictObject({
   default_next: text.optional(),
   verify: z.boolean().optional(),
   include_git_status: z.boolean().optional(),
+  network: z.boolean().optional(),
+  env: sandboxEnv.optional(),
   max_iterations: positiveInt.optional(),
   text_only_limit: positiveInt.optional(),
 });
@@ -113,6 +125,7 @@ export const PieceSchema = z.strictObject({
     .default(PIECE_DEFAULTS.max_asks),
   approval_timeout: z.number().positive({ error: 'must be a number of seconds above 0' }).optional(),
   context_thresholds: ContextThresholdsSchema.prefault({}),
+  env: sandboxEnv.optional(),
   movements: z.array(PieceMovementSchema).min(1, { error: 'a piece needs at least one movement' }),
 });
 

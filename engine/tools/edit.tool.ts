@@ -1,6 +1,10 @@
-import fs from 'node:fs/promises';
 import { z } from 'zod';
+import { readUpTo, replaceContent } from './safe-fs.js';
 import { defineTool } from './tool.js';
+import { refusal, WorkspaceFileError } from './workspace.js';
+
+/** Edit holds the file, and its edited copy, in memory as strings. */
+export const EDIT_MAX_BYTES = 4 * 1024 * 1024;
 
 const schema = z.object({
   path: z.string().describe('File to edit, relative to the workspace root.'),
@@ -17,38 +21,49 @@ function countOccurrences(haystack: string, needle: string): number {
 
 export const editTool = defineTool({
   name: 'Edit',
-  description:
-    'Replace exact text in an existing workspace file. old_string must match the file exactly (Read it first) and be unique unless replace_all is set.',
+  description: `Replace exact text in an existing workspace file (up to ${EDIT_MAX_BYTES / 1024 / 1024} MiB). old_string must match the file exactly (Read it first) and be unique unless replace_all is set.`,
   schema,
   async run(args, ctx) {
-    const abs = await ctx.workspace.resolve(args.path);
-    const rel = ctx.workspace.relative(abs);
     if (args.old_string === '') return { isError: true, content: 'old_string is empty; to create or overwrite a file use Write.' };
     if (args.old_string === args.new_string) return { isError: true, content: 'old_string and new_string are identical; nothing to change.' };
-    let text: string;
+    let file;
     try {
-      text = await fs.readFile(abs, 'utf8');
+      file = await ctx.workspace.openFileForWrite(args.path, { create: false });
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return { isError: true, content: `file not found: ${rel}. Use Write to create it, or Glob to find the file you mean.` };
-      if (code === 'EISDIR') return { isError: true, content: `${rel} is a directory; give a file path.` };
+      if (err instanceof WorkspaceFileError && err.kind === 'not_found') {
+        return { isError: true, content: `${err.message}. Use Write to create it, or Glob to find the file you mean.` };
+      }
+      const r = refusal(err);
+      if (r) return r;
       throw err;
     }
-    const count = countOccurrences(text, args.old_string);
-    if (count === 0) {
-      return {
-        isError: true,
-        content: `old_string was not found in ${rel}. Read the file and copy the exact text, whitespace and indentation included.`,
-      };
+    const { fh, rel, size } = file;
+    try {
+      if (size > EDIT_MAX_BYTES) {
+        return {
+          isError: true,
+          content: `${rel} is ${size} bytes; Edit handles files up to ${EDIT_MAX_BYTES} bytes. Change it with Bash (sed -i, a script), or Write it whole.`,
+        };
+      }
+      const text = (await readUpTo(fh, size)).toString('utf8');
+      const count = countOccurrences(text, args.old_string);
+      if (count === 0) {
+        return {
+          isError: true,
+          content: `old_string was not found in ${rel}. Read the file and copy the exact text, whitespace and indentation included.`,
+        };
+      }
+      if (count > 1 && !args.replace_all) {
+        return {
+          isError: true,
+          content: `old_string occurs ${count} times in ${rel}. Include more surrounding text to make it unique, or set replace_all: true to replace all ${count}.`,
+        };
+      }
+      // split/join, not String.replace: `$&` and friends in new_string must stay literal.
+      await replaceContent(fh, Buffer.from(text.split(args.old_string).join(args.new_string), 'utf8'));
+      return { content: `Replaced ${count} occurrence${count === 1 ? '' : 's'} in ${rel}` };
+    } finally {
+      await fh.close();
     }
-    if (count > 1 && !args.replace_all) {
-      return {
-        isError: true,
-        content: `old_string occurs ${count} times in ${rel}. Include more surrounding text to make it unique, or set replace_all: true to replace all ${count}.`,
-      };
-    }
-    // split/join, not String.replace: `$&` and friends in new_string must stay literal.
-    await fs.writeFile(abs, text.split(args.old_string).join(args.new_string), 'utf8');
-    return { content: `Replaced ${count} occurrence${count === 1 ? '' : 's'} in ${rel}` };
   },
 });

@@ -1,14 +1,16 @@
-import fs from 'node:fs/promises';
+import type fs from 'node:fs/promises';
 import { z } from 'zod';
+import { readUpTo } from './safe-fs.js';
 import { defineTool, type ToolOutput } from './tool.js';
 import { budgetChars, safeCut, truncateLines } from './truncate.js';
+import { refusal, WorkspaceFileError, type OpenFile } from './workspace.js';
 
 /** Room kept for headers and the truncation notice, so the whole result stays within budget. */
 const NOTICE_RESERVE = 400;
 /** Small budgets still show some content: the reserve never takes more than half. */
 const reserveFor = (maxChars: number) => Math.min(NOTICE_RESERVE, Math.floor(maxChars / 2));
 /** Bigger files are only read by byte window: by-line reading holds the whole file in memory. */
-const MAX_LINE_MODE_BYTES = 64 * 1024 * 1024;
+export const MAX_LINE_MODE_BYTES = 16 * 1024 * 1024;
 const SNIFF_BYTES = 8192;
 
 const schema = z.object({
@@ -113,35 +115,33 @@ export const readTool = defineTool({
     'Read a text file from the workspace. Returns numbered lines (like cat -n). Large results are cut to fit the context, with a notice saying how to read on (offset, byte_offset) — prefer Grep or offset/limit to read only what you need.',
   schema,
   async run(args, ctx) {
-    const abs = await ctx.workspace.resolve(args.path);
-    const rel = ctx.workspace.relative(abs);
-    let stat;
+    let file: OpenFile;
     try {
-      stat = await fs.stat(abs);
+      file = await ctx.workspace.openFile(args.path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        return { isError: true, content: `file not found: ${rel}. Use Glob to find the file you mean.` };
-      }
+      if (err instanceof WorkspaceFileError && err.kind === 'not_found') return { isError: true, content: `${err.message}. Use Glob to find the file you mean.` };
+      const r = refusal(err);
+      if (r) return r;
       throw err;
     }
-    if (stat.isDirectory()) return { isError: true, content: `${rel} is a directory; use Glob to list its files.` };
+    const { fh, rel, size } = file;
     const maxChars = budgetChars(ctx.budgetTokens);
-    const fh = await fs.open(abs, 'r');
     try {
-      if (await isBinaryFile(fh, stat.size)) {
+      if (await isBinaryFile(fh, size)) {
         return {
           isError: true,
-          content: `${rel} looks like a binary file (${stat.size} bytes); Read only shows text. Inspect it with Bash (e.g. file, xxd | head, strings | head).`,
+          content: `${rel} looks like a binary file (${size} bytes); Read only shows text. Inspect it with Bash (e.g. file, xxd | head, strings | head).`,
         };
       }
-      if (args.byte_offset !== undefined) return await readByteWindow(fh, stat.size, args.byte_offset, maxChars, rel);
-      if (stat.size > MAX_LINE_MODE_BYTES) {
+      if (args.byte_offset !== undefined) return await readByteWindow(fh, size, args.byte_offset, maxChars, rel);
+      if (size > MAX_LINE_MODE_BYTES) {
         return {
           isError: true,
-          content: `${rel} is ${stat.size} bytes, too large to read by line. Use Read with byte_offset, Grep, or Bash (head, tail, sed -n 'X,Yp').`,
+          content: `${rel} is ${size} bytes, too large to read by line (the limit is ${MAX_LINE_MODE_BYTES}). Use Read with byte_offset=0, Grep, or Bash (head, tail, sed -n 'X,Yp').`,
         };
       }
-      return readLines(await fs.readFile(abs, 'utf8'), args, maxChars, rel);
+      // Through the verified descriptor, and no more than it held when opened.
+      return readLines((await readUpTo(fh, size)).toString('utf8'), args, maxChars, rel);
     } finally {
       await fh.close();
     }

@@ -31,6 +31,27 @@ const schema = z.object({
 
 export type SpinOffTaskArgs = z.infer<typeof schema>;
 
+/** The job has started as many subtasks as MAESTRO_MAX_SUBTASKS allows. */
+export class SubtaskLimitError extends Error {
+  override name = 'SubtaskLimitError';
+  constructor(
+    readonly limit: number,
+    readonly started: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`this job has started ${started} subtasks; the limit is ${limit}`, options);
+  }
+}
+
+function limitReached(err: SubtaskLimitError): ToolOutput {
+  return {
+    isError: true,
+    content:
+      `Not started: ${err.message} (MAESTRO_MAX_SUBTASKS). No new subtask can be started in this job. ` +
+      'Do the remaining work yourself in this movement, or call WaitSubTask to wait for the subtasks already running and use their results.',
+  };
+}
+
 export type SpawnTarget = { kind: 'own'; dir?: string } | { kind: 'other'; dir: string } | { kind: 'invalid'; message: string };
 
 /**
@@ -61,7 +82,13 @@ export async function resolveSpawnWorkspace(jobRoot: string, requested: string |
 }
 
 async function startChild(services: JobServices, input: SpawnInput): Promise<ToolOutput> {
-  const child = await services.spawnChild(input);
+  let child: Awaited<ReturnType<JobServices['spawnChild']>>;
+  try {
+    child = await services.spawnChild(input);
+  } catch (err) {
+    if (err instanceof SubtaskLimitError) return limitReached(err);
+    throw err;
+  }
   const piece = input.piece ?? "this job's piece";
   if (!child.created) {
     return { content: `already started as job ${child.jobId}, status ${child.status}. Call WaitSubTask to wait for its result.` };

@@ -19,6 +19,13 @@ export interface ToolContext {
   allowedTools?: readonly string[];
   /** What tools that park or spawn need from the job (DB-backed in the worker). */
   services?: JobServices;
+  /** What the piece grants this movement's sandboxed processes (default: no network, no extra env). */
+  sandbox?: SandboxGrant;
+}
+
+export interface SandboxGrant {
+  network: boolean;
+  env: Record<string, string>;
 }
 
 /** How a tool ends the movement with a park (seeds 004: a control-flow tool raises a sentinel). */

@@ -1,7 +1,7 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
+import { replaceContent } from './safe-fs.js';
 import { defineTool } from './tool.js';
+import { refusal, WorkspaceFileError } from './workspace.js';
 
 const schema = z.object({
   path: z.string().describe('File to write, relative to the workspace root. Parent directories are created.'),
@@ -14,15 +14,24 @@ export const writeTool = defineTool({
     'Create or overwrite a file in the workspace with the given content. For small changes to an existing file prefer Edit.',
   schema,
   async run(args, ctx) {
-    const abs = await ctx.workspace.resolve(args.path);
-    const rel = ctx.workspace.relative(abs);
+    let file;
     try {
-      if ((await fs.stat(abs)).isDirectory()) return { isError: true, content: `${rel} is a directory; give a file path.` };
-    } catch {
-      // Not there yet: the normal case.
+      // Opened without O_TRUNC and verified first: a refused target is never emptied.
+      file = await ctx.workspace.openFileForWrite(args.path, { create: true });
+    } catch (err) {
+      if (err instanceof WorkspaceFileError && err.kind === 'is_directory') {
+        return { isError: true, content: `${ctx.workspace.relative(await ctx.workspace.resolve(args.path))} is a directory; give a file path.` };
+      }
+      const r = refusal(err);
+      if (r) return r;
+      throw err;
     }
-    await fs.mkdir(path.dirname(abs), { recursive: true });
-    await fs.writeFile(abs, args.content, 'utf8');
-    return { content: `Wrote ${Buffer.byteLength(args.content)} bytes to ${rel}` };
+    try {
+      const data = Buffer.from(args.content, 'utf8');
+      await replaceContent(file.fh, data);
+      return { content: `Wrote ${data.length} bytes to ${file.rel}` };
+    } finally {
+      await file.fh.close();
+    }
   },
 });

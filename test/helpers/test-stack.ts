@@ -59,6 +59,8 @@ export async function startTestStack(opts: {
     MAESTRO_LLM_API_KEY: 'test-key',
     MAESTRO_LLM_MODEL: 'scripted',
     MAESTRO_HOME: home,
+    // Tests put other workspaces beside the jobs' own (home/other-project): the whole home is a root.
+    MAESTRO_WORKSPACE_ROOTS: home,
     ...opts.env,
   });
   const connection = await Connection.connect({ address });

@@ -1,7 +1,7 @@
 // The API's answers to bad input, auth and its OpenAPI document, on a real database. Temporal is an
 // unreachable lazy connection: validation must never need it, and a start that fails must say so.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,6 +9,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../../core/types.js';
 import { createApiApp } from '../../api/app.js';
+import { MAX_USER_COMMENTS_PER_JOB } from '../../api/job-service.js';
 import { InsecureListenError, startApiServer } from '../../api/server.js';
 import { loadConfig } from '../../config/config.js';
 import { createTestDatabase } from '../helpers/test-db.js';
@@ -178,8 +179,9 @@ describe('auth', () => {
     assert.equal(ok.status, 200);
   });
 
-  it('refuses to listen on a public address without a token', async () => {
+  it('refuses to serve an app without a token on any address, loopback included', async () => {
     await assert.rejects(startApiServer(app, { host: '0.0.0.0', port: 0 }), InsecureListenError);
+    await assert.rejects(startApiServer(app, { host: '127.0.0.1', port: 0 }), InsecureListenError);
     const server = await startApiServer(securedApp, { host: '127.0.0.1', port: 0 });
     try {
       const res = await fetch(`${server.url}/api/health`);
@@ -190,7 +192,90 @@ describe('auth', () => {
   });
 });
 
+describe('methods, workspaces, piece paths and limits', () => {
+  it('answers a method a path does not have with 405, an Allow header and the JSON error', async () => {
+    const res = await app.request('/api/jobs', { method: 'DELETE' });
+    const e = await expectError(res, 405, 'method_not_allowed');
+    assert.equal(res.headers.get('allow'), 'GET, HEAD, POST');
+    assert.match(e.message, /DELETE/);
+    const one = await app.request(`/api/jobs/${MISSING_JOB}`, { method: 'PUT' });
+    await expectError(one, 405, 'method_not_allowed');
+    assert.equal(one.headers.get('allow'), 'GET, HEAD');
+    assert.equal((await app.request('/api/health', { method: 'POST' })).status, 405);
+    await expectError(await app.request('/api/nope', { method: 'DELETE' }), 404, 'not_found');
+  });
+
+  it('refuses a workspace outside the roots with 400 invalid_workspace and creates nothing', async () => {
+    for (const workspace of ['/', '/etc', '/tmp/maestro-elsewhere', '../x', path.join(home, 'workspaces'), `${home}/workspaces/a\u0000b`]) {
+      const e = await expectError(await post(app, '/api/jobs', { piece: 'chat', instruction: 'x', workspace }), 400, 'invalid_workspace');
+      assert.match(e.message, /^workspace /);
+    }
+    const jobs = (await (await app.request('/api/jobs?limit=500')).json()) as { jobs: Array<{ workspace: string }> };
+    assert.ok(!jobs.jobs.some((j) => !j.workspace.startsWith(path.join(home, 'workspaces'))), 'no job row for a refused workspace');
+    assert.ok(!(await readdir('/tmp')).includes('maestro-elsewhere'));
+  });
+
+  it('refuses a piece path outside the pieces dirs with 400 invalid_piece_path', async () => {
+    for (const piece of ['/etc/passwd.yaml', '/tmp/some-piece.yaml', '../../etc/x.yaml']) {
+      await expectError(await post(app, '/api/jobs', { piece, instruction: 'x' }), 400, 'invalid_piece_path');
+    }
+  });
+
+  it('refuses hostile YAML with 422 yaml_limit_exceeded, on submit and on lint', async () => {
+    const deep = await expectError(await post(app, '/api/jobs', { pieceYaml: '['.repeat(100_000), instruction: 'x' }), 422, 'yaml_limit_exceeded');
+    assert.match(deep.message, /pieceYaml:1: .*nesting-depth limit/);
+    const lint = await expectError(await post(app, '/api/pieces/lint', { yaml: `a: &x 1\nb: [${Array(60).fill('*x').join(', ')}]\n` }), 422, 'yaml_limit_exceeded');
+    assert.match(lint.message, /alias limit/);
+  });
+
+  it('caps the issues a lint answers with', async () => {
+    const keys = Array.from({ length: 300 }, (_, i) => `bogus_${i}: 1`).join('\n');
+    const res = (await (await post(app, '/api/pieces/lint', { yaml: keys })).json()) as { ok: boolean; issues: Array<{ message: string }> };
+    assert.equal(res.ok, false);
+    assert.equal(res.issues.length, 51);
+    assert.match(res.issues[50].message, /more issue/);
+  });
+
+  it('caps the comments per job with 409 too_many_comments', async () => {
+    const res = await post(app, '/api/jobs', { piece: 'chat', instruction: 'flood me' });
+    const id = /job ([0-9a-f-]{36})/.exec((await expectError(res, 503, 'workflow_start_failed')).message)?.[1];
+    assert.ok(id);
+    const rows = Array.from({ length: MAX_USER_COMMENTS_PER_JOB }, (_, i) => ({ job_id: id, author: 'user', body: `c${i}` }));
+    await database.db.insertInto('comments').values(rows).execute();
+    const e = await expectError(await post(app, `/api/jobs/${id}/comments`, { body: 'one more' }), 409, 'too_many_comments');
+    assert.match(e.message, /1000/);
+    await expectError(await post(app, `/api/jobs/${id}/comments`, { body: 'x'.repeat(20_001) }), 400, 'invalid_request');
+  });
+});
+
 describe('GET /api/openapi.json', () => {
+  it('states the rules: bearer auth on every route but health, UUIDs, one of piece/pieceYaml, max lengths, 4xx', async () => {
+    type Op = { security?: unknown[]; parameters?: Array<{ name: string; schema: { format?: string } }>; responses: Record<string, unknown> };
+    const doc = (await (await app.request('/api/openapi.json')).json()) as {
+      paths: Record<string, Record<string, Op>>;
+      components: { securitySchemes: Record<string, { type: string; scheme: string }>; schemas: Record<string, any> };
+    };
+    assert.deepEqual(doc.components.securitySchemes.bearerAuth, { ...doc.components.securitySchemes.bearerAuth, type: 'http', scheme: 'bearer' });
+    for (const [p, ops] of Object.entries(doc.paths)) {
+      for (const [m, op] of Object.entries(ops)) {
+        if (p === '/api/health') assert.deepEqual(op.security, [], 'health is open');
+        else {
+          assert.deepEqual(op.security, [{ bearerAuth: [] }], `${m} ${p}`);
+          for (const code of ['400', '401', '403', '421']) assert.ok(op.responses[code], `${m} ${p} documents ${code}`);
+        }
+        for (const param of op.parameters ?? []) if (param.name === 'id') assert.equal(param.schema.format, 'uuid', `${m} ${p}`);
+      }
+    }
+    const submit = doc.components.schemas.SubmitJob;
+    assert.deepEqual(submit.oneOf.map((o: { required: string[] }) => o.required), [['piece'], ['pieceYaml']]);
+    assert.equal(submit.properties.instruction.maxLength, 100_000);
+    assert.equal(submit.properties.pieceYaml.maxLength, 200_000);
+    assert.equal(submit.properties.workspace.maxLength, 4096);
+    assert.equal(submit.properties.parentId.format, 'uuid');
+    assert.equal(doc.components.schemas.NewComment.properties.body.maxLength, 20_000);
+    assert.ok(doc.paths['/api/pieces/lint'].post.responses['422']);
+  });
+
   it('is an OpenAPI 3.1 document listing every route', async () => {
     const doc = (await (await app.request('/api/openapi.json')).json()) as { openapi: string; paths: Record<string, Record<string, unknown>> };
     assert.equal(doc.openapi, '3.1.0');

@@ -4,7 +4,7 @@
 // told so, no second park. Expiry (approval_timeout) and the 409 on a second decision too.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -49,7 +49,17 @@ const turnOf = (req: RecordedRequest) => (req.body.messages as Array<{ role: str
 const toolResultsOf = (req: RecordedRequest) =>
   (req.body.messages as Array<{ role: string; content?: unknown }>).filter((m) => m.role === 'tool').map((m) => String(m.content));
 
-/** A wheel pip installs with no index: the package test runs offline (PIP_NO_INDEX + PIP_FIND_LINKS). */
+/**
+ * A local package index (PEP 503 layout, index.html per project) holding one wheel: the worker is
+ * configured with it as its pip index (MAESTRO_PIP_INDEX_URL=file://...), so the test runs offline.
+ */
+async function buildTinyIndex(root: string): Promise<void> {
+  const dir = path.join(root, 'maestro-tiny');
+  await mkdir(dir, { recursive: true });
+  await buildTinyWheel(dir);
+  await writeFile(path.join(dir, 'index.html'), '<a href="maestro_tiny-1.0.0-py3-none-any.whl">maestro_tiny-1.0.0-py3-none-any.whl</a>\n');
+}
+
 async function buildTinyWheel(dir: string): Promise<void> {
   const script = `
 import sys, zipfile
@@ -71,18 +81,15 @@ describe('approvals: RequestTool and RequestPackage', () => {
   let stack: TestStack;
   let app: OpenAPIHono;
   let wheels: string;
-  const savedEnv = { PIP_NO_INDEX: process.env.PIP_NO_INDEX, PIP_FIND_LINKS: process.env.PIP_FIND_LINKS };
   // One stack for the file; each job's instruction carries a tag that picks its script.
   const scenarios = new Map<string, ScriptHandler>();
   const requestsOf = (tag: string) => stack.llm.requests.filter((r) => firstUserMessage(r).includes(`[${tag}]`));
 
   before(async () => {
     wheels = await mkdtemp(path.join(os.tmpdir(), 'maestro-wheels-'));
-    await buildTinyWheel(wheels);
-    // The worker runs in this process and pip inherits its environment: no network needed.
-    process.env.PIP_NO_INDEX = '1';
-    process.env.PIP_FIND_LINKS = wheels;
+    await buildTinyIndex(wheels);
     stack = await startTestStack({
+      env: { MAESTRO_PIP_INDEX_URL: `file://${wheels}/` },
       script: (req, i) => {
         const tag = /\[(\w+)\]/.exec(firstUserMessage(req))?.[1] ?? '';
         const handler = scenarios.get(tag);
@@ -94,10 +101,6 @@ describe('approvals: RequestTool and RequestPackage', () => {
   after(async () => {
     await stack?.stop();
     await rm(wheels, { recursive: true, force: true });
-    for (const [k, v] of Object.entries(savedEnv)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
   });
 
   async function api<T>(method: 'GET' | 'POST', url: string, body?: unknown): Promise<{ status: number; body: T }> {
@@ -222,7 +225,7 @@ describe('approvals: RequestTool and RequestPackage', () => {
     assert.equal(result?.status, 'completed', row.reason ?? '');
 
     const stored = (await listRequests(stack.db, job.id))[0];
-    assert.match(stored.result ?? '', /^installed: python3 -m pip install .*maestro-tiny==1\.0\.0/);
+    assert.match(stored.result ?? '', /^installed: python3 -I -m pip install .*maestro-tiny==1\.0\.0/);
     assert.match(stored.result ?? '', /Successfully installed maestro-tiny-1\.0\.0/);
     assert.equal(await readFile(path.join(row.workspace, '.packages/python/maestro_tiny/__init__.py'), 'utf8'), 'VALUE = 42\n');
     const [installed, already] = toolResultsOf(requestsOf('pip').at(-1)!);

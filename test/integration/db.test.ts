@@ -43,7 +43,7 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
   jobs: [
     'id', 'parent_id', 'piece_name', 'piece', 'instruction', 'workspace', 'status', 'current_movement', 'wait_reason',
     'resume_movement', 'reason', 'summary', 'workflow_id', 'movement_count', 'created_at', 'updated_at', 'finished_at',
-    'captcha_space_id', 'spawn_key',
+    'captcha_space_id', 'spawn_key', 'piece_hash',
   ],
   comments: ['id', 'job_id', 'author', 'body', 'created_at'],
   movement_runs: [

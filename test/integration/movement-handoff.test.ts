@@ -3,7 +3,6 @@
 // conversation, logs and file bodies never reach a later movement's prompt.
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { currentMovementOf } from '../fixtures/movement-script.js';
@@ -47,7 +46,7 @@ function handoffModel() {
 
 test('lessons, feedback and checklists pass between movements; conversations, logs and files do not', async () => {
   const stack = await startTestStack({ script: handoffModel() });
-  const workspace = await mkdtemp(path.join(os.tmpdir(), 'maestro-handoff-'));
+  const workspace = await mkdtemp(path.join(stack.home, 'handoff-'));
   try {
     await mkdir(path.join(workspace, 'input'), { recursive: true });
     await writeFile(path.join(workspace, 'input/secret.txt'), 'SECRET-FILE-BODY-123\n');

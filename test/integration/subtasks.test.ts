@@ -126,7 +126,7 @@ describe('subtasks', () => {
 
   test('a spawn toward another workspace waits for approval, then starts there once', async () => {
     const task = 'fan out elsewhere';
-    const other = path.join(stack.home, 'other-project');
+    const other = path.join(stack.home, 'workspaces', 'other-project');
     PARENT_STEPS[task] = [
       call('SpinOffTask', { instruction: 'child task gamma', piece: 'chat', workspace: other }),
       call('WaitSubTask'),

@@ -82,3 +82,23 @@ it('a per-model context window wins over MAESTRO_CONTEXT_WINDOW; a malformed tab
   assert.equal(loadConfig({ ...env, MAESTRO_LLM_MODEL: 'other' }).llm.contextWindow, 100000);
   assert.throws(() => loadConfig({ MAESTRO_CONTEXT_WINDOWS: 'qwen3-32b:32768' }), /MAESTRO_CONTEXT_WINDOWS/);
 });
+
+it('workspace roots, pieces dirs and allowed hosts: defaults under the home, path lists, validation', () => {
+  const d = loadConfig({ MAESTRO_HOME: '/h' });
+  assert.deepEqual(d.workspaceRoots, ['/h/workspaces']);
+  assert.equal(d.piecesDirs.length, 2);
+  assert.ok(d.piecesDirs[0].endsWith(`${path.sep}pieces`));
+  assert.equal(d.piecesDirs[1], '/h/pieces');
+  assert.deepEqual(d.api.allowedHosts, []);
+  assert.equal(homePaths('/h').apiToken, '/h/api-token');
+  const c = loadConfig({
+    MAESTRO_WORKSPACE_ROOTS: `/srv/a${path.delimiter} rel/b ${path.delimiter}${path.delimiter}/srv/a`,
+    MAESTRO_PIECES_DIRS: '/srv/pieces',
+    MAESTRO_API_ALLOWED_HOSTS: 'Maestro.Example.com, proxy:9000',
+  });
+  assert.deepEqual(c.workspaceRoots, ['/srv/a', path.resolve('rel/b')]);
+  assert.deepEqual(c.piecesDirs, ['/srv/pieces']);
+  assert.deepEqual(c.api.allowedHosts, ['maestro.example.com', 'proxy:9000']);
+  assert.throws(() => loadConfig({ MAESTRO_API_ALLOWED_HOSTS: 'evil.com/x' }), /MAESTRO_API_ALLOWED_HOSTS/);
+  assert.throws(() => loadConfig({ MAESTRO_WORKSPACE_ROOTS: '/a\0b' }), /MAESTRO_WORKSPACE_ROOTS/);
+});

@@ -1,12 +1,13 @@
 // The production compose file: services, ports, pinned images, and env wiring that config.ts understands.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { ENV_KEYS } from '../../config/config.js';
 import { SEARCH_ATTRIBUTES } from '../../core/types.js';
+import { BWRAP_SYSCALLS, renderWorkerSeccomp } from '../../infra/docker/derive-worker-seccomp.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -18,6 +19,13 @@ interface Service {
   environment?: Record<string, string> | string[];
   ports?: string[];
   depends_on?: Record<string, { condition: string }>;
+  security_opt?: string[];
+  cap_drop?: string[];
+}
+
+/** Compose's ${VAR:-default} / ${VAR} interpolation, enough for the ports of this file. */
+function interpolate(text: string, vars: Record<string, string>): string {
+  return text.replace(/\$\{(\w+)(?::-([^}]*))?\}/g, (_, name: string, fallback?: string) => vars[name] || fallback || '');
 }
 
 const compose = parse(readFileSync(`${root}docker-compose.yml`, 'utf8')) as { services: Record<string, Service> };
@@ -57,9 +65,18 @@ describe('docker-compose.yml', () => {
     assert.equal(services.temporal!.image!.split(':')[1], services['temporal-schema']!.image!.split(':')[1]);
   });
 
-  it('publishes Temporal on 7233, the UI on 8080 and the API on 8787', () => {
-    assert.ok(services.temporal!.ports?.includes('7233:7233'));
-    assert.ok(services['temporal-ui']!.ports?.includes('8080:8080'));
+  it('publishes Temporal on 7233 and the UI on 8080 on 127.0.0.1 only unless the operator opts in; the API on 8787', () => {
+    const ports = (name: string, vars: Record<string, string>) => (services[name]!.ports ?? []).map((p) => interpolate(p, vars));
+    assert.deepEqual(ports('temporal', {}), ['127.0.0.1:7233:7233']);
+    assert.deepEqual(ports('temporal-ui', {}), ['127.0.0.1:8080:8080']);
+    assert.deepEqual(ports('temporal', { TEMPORAL_PUBLISH_ADDRESS: '' }), ['127.0.0.1:7233:7233'], 'an empty value is unset');
+    assert.deepEqual(ports('temporal', { TEMPORAL_PUBLISH_ADDRESS: '0.0.0.0' }), ['0.0.0.0:7233:7233']);
+    assert.deepEqual(ports('temporal-ui', { TEMPORAL_PUBLISH_ADDRESS: '10.0.0.5' }), ['10.0.0.5:8080:8080']);
+    // No other service publishes Temporal's ports.
+    for (const [name, svc] of Object.entries(services)) {
+      if (name === 'temporal' || name === 'temporal-ui') continue;
+      for (const p of svc.ports ?? []) assert.doesNotMatch(p, /:(7233|8080)$/, `${name} publishes ${p}`);
+    }
     assert.ok(services['maestro-api']!.ports?.includes('8787:8787'));
     assert.equal(env('temporal-ui').TEMPORAL_ADDRESS, 'temporal:7233');
   });
@@ -126,6 +143,38 @@ describe('docker-compose.yml', () => {
     assert.equal(e.MAESTRO_API_HOST, '0.0.0.0');
     assert.equal(e.MAESTRO_API_PORT, '8787');
     assert.match(e.MAESTRO_API_TOKEN!, /^\$\{MAESTRO_API_TOKEN:\?.+\}$/);
+  });
+
+  it('gives the worker the seccomp profile bubblewrap needs, no capabilities and no privilege gain', () => {
+    const opts = services['maestro-worker']!.security_opt ?? [];
+    assert.ok(opts.includes('seccomp=./infra/docker/worker-seccomp.json'), `security_opt: ${opts.join(', ')}`);
+    assert.ok(opts.includes('no-new-privileges:true'));
+    assert.ok(!opts.includes('seccomp=unconfined'), 'seccomp stays on');
+    assert.deepEqual(services['maestro-worker']!.cap_drop, ['ALL']);
+    assert.ok(!('privileged' in services['maestro-worker']!), 'never privileged');
+
+    // The shipped profile is exactly Docker's default plus the bubblewrap rule (see infra/docker/NOTICE.md).
+    const shipped = readFileSync(`${root}infra/docker/worker-seccomp.json`, 'utf8');
+    assert.equal(shipped, renderWorkerSeccomp(), 'run: node --import tsx infra/docker/derive-worker-seccomp.ts');
+    const profile = JSON.parse(shipped) as { defaultAction: string; syscalls: Array<{ names: string[]; action: string; args?: unknown[]; includes?: object }> };
+    assert.equal(profile.defaultAction, 'SCMP_ACT_ERRNO');
+    const unconditional = new Set(
+      profile.syscalls.filter((r) => r.action === 'SCMP_ACT_ALLOW' && !r.args?.length && !Object.keys(r.includes ?? {}).length).flatMap((r) => r.names),
+    );
+    for (const name of BWRAP_SYSCALLS) assert.ok(unconditional.has(name), `${name} is allowed`);
+    for (const name of ['kexec_load', 'init_module', 'bpf', 'perf_event_open', 'open_by_handle_at', 'reboot']) {
+      assert.ok(!unconditional.has(name), `${name} stays blocked`);
+    }
+    assert.ok(existsSync(`${root}infra/docker/LICENSE.moby-profiles`), 'the upstream license ships with it');
+  });
+
+  it('runs the image as a non-root user with bubblewrap, slirp4netns, ripgrep and git from Debian', () => {
+    const dockerfile = readFileSync(`${root}Dockerfile`, 'utf8');
+    const users = [...dockerfile.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]!);
+    assert.ok(users.length > 0, 'the Dockerfile sets USER');
+    assert.ok(!['root', '0', '0:0', 'root:root'].includes(users.at(-1)!), `the last USER is ${users.at(-1)}`);
+    const install = /apt-get install[^\n]*(?:\\\n[^\n]*)*/.exec(dockerfile)?.[0] ?? '';
+    for (const pkg of ['bubblewrap', 'slirp4netns', 'ripgrep', 'git']) assert.match(install, new RegExp(`\\b${pkg}\\b`), `installs ${pkg}`);
   });
 
   it('builds the maestro image from the Dockerfile on node 20 slim with npm ci', () => {

@@ -7,7 +7,9 @@ import fc from 'fast-check';
 import { executeTool, FILE_TOOLS, toOpenAiTool } from '../../engine/tools/index.js';
 import type { ToolContext, ToolDefinition, ToolOutput } from '../../engine/tools/tool.js';
 import { CHARS_PER_TOKEN, estimateTokens, truncateLines, truncateText } from '../../engine/tools/truncate.js';
+import { EDIT_MAX_BYTES } from '../../engine/tools/edit.tool.js';
 import { prepareWorkspace, type Workspace } from '../../engine/tools/workspace.js';
+import { hostProcessesWith, uniqueSleepSeconds } from '../helpers/host-processes.js';
 
 let base: string;
 let ws: Workspace;
@@ -142,6 +144,25 @@ describe('Write and Edit', () => {
     assert.equal(await fs.readFile(path.join(ws.root, 'e/b.txt'), 'utf8'), 'qux bar qux baz qux');
   });
 
+  it('Edit refuses files over its size cap with what to do instead', async () => {
+    await write('e/big.txt', 'x'.repeat(EDIT_MAX_BYTES + 1));
+    const out = await call('Edit', { path: 'e/big.txt', old_string: 'xx', new_string: 'y' });
+    assert.equal(out.isError, true);
+    assert.match(out.content, /Edit handles files up to \d+ bytes.*Bash/);
+  });
+
+  it('Write and Edit through a link out change nothing outside', async () => {
+    const secret = path.join(base, 'w-secret.txt');
+    await fs.writeFile(secret, 'secret');
+    await fs.symlink(secret, path.join(ws.root, 'w-link'));
+    for (const [name, args] of [['Write', { path: 'w-link', content: 'pwned' }], ['Edit', { path: 'w-link', old_string: 'secret', new_string: 'pwned' }]] as const) {
+      const out = await call(name, args);
+      assert.equal(out.isError, true);
+      assert.match(out.content, /outside the job workspace/);
+    }
+    assert.equal(await fs.readFile(secret, 'utf8'), 'secret');
+  });
+
   it('Edit says when old_string is missing', async () => {
     const out = await call('Edit', { path: 'e/b.txt', old_string: 'nothing like this', new_string: 'x' });
     assert.equal(out.isError, true);
@@ -172,26 +193,26 @@ describe('Bash', () => {
     }
   });
 
-  it('kills the whole process group on timeout', async () => {
+  it('kills every process the command started on timeout', async () => {
     const started = Date.now();
-    const out = await call('Bash', { command: 'sleep 30 & echo $! > bg.pid; echo started; wait', timeout_ms: 300 });
+    const secs = uniqueSleepSeconds();
+    const out = await call('Bash', { command: `sleep ${secs} & echo started; wait`, timeout_ms: 300 });
     assert.ok(Date.now() - started < 10_000);
     assert.equal(out.isError, true);
     assert.match(out.content, /timed out after 300 ms.*killed[\s\S]*started/);
-    const pid = Number(await fs.readFile(path.join(ws.root, 'bg.pid'), 'utf8'));
-    await waitUntilGone(pid);
+    assert.deepEqual(await hostProcessesWith(`sleep ${secs}`), []);
   });
 
   it('stops when the context signal aborts', async () => {
     const ac = new AbortController();
-    const running = call('Bash', { command: 'echo $$ > leader.pid; sleep 30' }, { signal: ac.signal });
-    const pidFile = path.join(ws.root, 'leader.pid');
-    await until(async () => (await fs.readFile(pidFile, 'utf8').catch(() => '')).trim() !== '');
+    const secs = uniqueSleepSeconds();
+    const running = call('Bash', { command: `sleep ${secs}` }, { signal: ac.signal });
+    await until(async () => (await hostProcessesWith(`sleep ${secs}`)).length > 0);
     ac.abort();
     const out = await running;
     assert.equal(out.isError, true);
     assert.match(out.content, /cancelled/);
-    await waitUntilGone(Number(await fs.readFile(pidFile, 'utf8')));
+    assert.deepEqual(await hostProcessesWith(`sleep ${secs}`), []);
   });
 
   it('keeps the head and tail of long output within budget and suggests filters', async () => {
@@ -236,7 +257,27 @@ describe('Grep and Glob', () => {
     assert.match((await call('Grep', { pattern: 'zzz', path: 'g' })).content, /no matches/);
     const bad = await call('Grep', { pattern: '(' });
     assert.equal(bad.isError, true);
-    assert.match(bad.content, /not a valid JavaScript regular expression/);
+    assert.match(bad.content, /not a valid regular expression \(ripgrep uses Rust regex syntax/);
+    assert.match(bad.content, /unclosed group/, 'rg\'s own message is quoted');
+  });
+
+  it('Grep searches one file, also through a link inside, and refuses one out', async () => {
+    await fs.symlink('src/a.ts', path.join(ws.root, 'g', 'a-link.ts'));
+    assert.equal((await call('Grep', { pattern: 'TODO', path: 'g/src/a.ts' })).content, 'g/src/a.ts:2: // TODO: alpha');
+    assert.equal((await call('Grep', { pattern: 'TODO', path: 'g/a-link.ts' })).content, 'g/src/a.ts:2: // TODO: alpha');
+    const out = await call('Grep', { pattern: 'alpha', path: 'g/file-out.ts' });
+    assert.equal(out.isError, true);
+    assert.match(out.content, /outside the job workspace/);
+    const dir = await call('Grep', { pattern: 'alpha', path: 'g/dir-out' });
+    assert.equal(dir.isError, true);
+    assert.doesNotMatch(dir.content, /alpha outside/);
+  });
+
+  it('Grep patterns are literal to the shell and globs only filter', async () => {
+    assert.match((await call('Grep', { pattern: '--files', path: 'g' })).content, /no matches/);
+    const braces = await call('Grep', { pattern: 'alpha', path: 'g', glob: '{..,src}/**', ignore_case: true });
+    assert.doesNotMatch(braces.content, /outside/);
+    assert.match((await call('Grep', { pattern: 'alpha', path: 'g', glob: 'src/deep/*.ts' })).content, /^g\/src\/deep\/c\.ts:2: const alpha = 2;$/);
   });
 
   it('Glob lists matching files relative to the workspace, sorted', async () => {
@@ -258,6 +299,16 @@ describe('Grep and Glob', () => {
     const out = await call('Glob', { pattern: '../*' });
     assert.equal(out.isError, true);
     assert.match(out.content, /inside the job workspace/);
+  });
+
+  it('Glob patterns only filter what rg lists inside: braces and extglobs cannot climb out', async () => {
+    for (const pattern of ['{..,src}/**', '{..,.}/*', '.{.,}/**', '+(..)/**', '@(..|src)/**/*', '**/../**']) {
+      const out = await call('Glob', { pattern, path: 'g' });
+      assert.doesNotMatch(out.content, /leak\.ts|outside/, pattern);
+      for (const line of out.content.split('\n')) if (!/^no files match|inside the job workspace/.test(line)) assert.match(line, /^g\//, pattern);
+    }
+    assert.deepEqual((await call('Glob', { pattern: '{src,nothing}/*.{ts,md}', path: 'g' })).content.split('\n'), ['g/src/a.ts', 'g/src/b.md']);
+    assert.match((await call('Glob', { pattern: '*', path: 'g/dir-out' })).content, /outside the job workspace/);
   });
 });
 
@@ -310,18 +361,3 @@ async function until(cond: () => Promise<boolean>, timeoutMs = 5_000): Promise<v
   }
 }
 
-/** Alive and not a zombie (an orphan's reaper may be slow or absent in containers). */
-async function alive(pid: number): Promise<boolean> {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
-  return stat === null ? true : stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-}
-
-async function waitUntilGone(pid: number): Promise<void> {
-  assert.ok(pid > 0);
-  await until(async () => !(await alive(pid)));
-}

@@ -1,7 +1,11 @@
 // The package installer without installing anything: strict names and versions, argv (never a
-// shell), apt only as root, and the runner's timeout and abort on real (harmless) processes.
+// shell), the worker's registries with scripts off, apt only when allowed and as root, and the
+// runner's timeout and abort on real (harmless) processes in the sandbox.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import {
   installCommand,
   installPackage,
@@ -52,53 +56,67 @@ describe('validatePackageSpec', () => {
   }
 });
 
+const SOURCES = { npmRegistry: 'https://npm.example.test/', pipIndexUrl: 'https://pypi.example.test/simple', allowApt: true };
+
 describe('install commands', () => {
-  it('npm and pip install into the workspace', () => {
-    assert.deepEqual(installCommand({ manager: 'npm', name: 'is-number', version: '7.0.0' }, '/ws'), {
-      file: 'npm',
-      args: ['install', '--prefix', '/ws', '--no-audit', '--no-fund', 'is-number@7.0.0'],
-    });
-    const pip = installCommand({ manager: 'pip', name: 'six', version: '1.16.0' }, '/ws');
+  it('npm and pip install into the workspace from the worker\'s registries, scripts off', () => {
+    const npm = installCommand({ manager: 'npm', name: 'is-number', version: '7.0.0' }, '/ws', SOURCES);
+    assert.equal(npm.file, 'npm');
+    assert.equal(npm.sandboxed, true);
+    assert.deepEqual(npm.args.slice(0, 3), ['install', '--prefix', '/ws']);
+    for (const flag of ['--ignore-scripts', '--registry=https://npm.example.test/', '--userconfig=/dev/null', '--globalconfig=/tmp/maestro-no-global-npmrc']) {
+      assert.ok(npm.args.includes(flag), flag);
+    }
+    assert.equal(npm.args.at(-1), 'is-number@7.0.0');
+    const pip = installCommand({ manager: 'pip', name: 'six', version: '1.16.0' }, '/ws', SOURCES);
     assert.equal(pip.file, 'python3');
-    assert.deepEqual(pip.args.slice(0, 3), ['-m', 'pip', 'install']);
+    assert.deepEqual(pip.args.slice(0, 4), ['-I', '-m', 'pip', 'install']);
+    for (const flag of ['--isolated', '--only-binary=:all:', 'https://pypi.example.test/simple']) assert.ok(pip.args.includes(flag), flag);
     assert.deepEqual(pip.args.slice(-3), ['--target', '/ws/.packages/python', 'six==1.16.0']);
+    assert.deepEqual(pip.env, { PIP_CONFIG_FILE: '/dev/null' });
   });
 
-  it('apt is refused for a non-root worker, before anything runs', async () => {
-    assert.match(installRefusal('apt', 1000) ?? '', /only be installed where the worker runs as root/);
-    assert.equal(installRefusal('npm', 1000), null);
+  it('apt is off unless the operator allows it, and refused for a non-root worker, before anything runs', async () => {
+    assert.match(installRefusal('apt', 0, { ...SOURCES, allowApt: false }) ?? '', /turned off/);
+    assert.match(installRefusal('apt', 1000, SOURCES) ?? '', /only be installed where the worker runs as root/);
+    assert.equal(installRefusal('npm', 1000, SOURCES), null);
     const { calls, run } = recorder();
-    const res = await installPackage({ manager: 'apt', name: 'curl' }, { workspaceRoot: '/ws', uid: 1000, run });
+    const res = await installPackage({ manager: 'apt', name: 'curl' }, { workspaceRoot: '/ws', uid: 1000, run, sources: SOURCES });
     assert.equal(res.ok, false);
     assert.match(res.log, /runs as root/);
     assert.equal(calls.length, 0);
   });
 
-  it('apt as root: apt-get install -y name=version, non-interactive', async () => {
+  it('apt as root (allowed): apt-get install -y name=version, non-interactive, outside the sandbox', async () => {
     const { calls, run } = recorder();
-    const res = await installPackage({ manager: 'apt', name: 'curl', version: '7.88.1-10' }, { workspaceRoot: '/ws', uid: 0, run });
+    const res = await installPackage({ manager: 'apt', name: 'curl', version: '7.88.1-10' }, { workspaceRoot: '/ws', uid: 0, run, sources: SOURCES });
     assert.equal(res.ok, true);
-    assert.deepEqual(calls, [{ file: 'apt-get', args: ['install', '-y', 'curl=7.88.1-10'], env: { DEBIAN_FRONTEND: 'noninteractive' } }]);
+    assert.deepEqual(calls, [{ file: 'apt-get', args: ['install', '-y', 'curl=7.88.1-10'], env: { DEBIAN_FRONTEND: 'noninteractive' }, sandboxed: false }]);
   });
 
   it('an invalid name never reaches the runner; a failing install reports its exit code and log tail', async () => {
     const { calls, run } = recorder({ code: 1, output: `${'x'.repeat(10_000)}\nERROR: No matching distribution\n` });
-    assert.equal((await installPackage({ manager: 'pip', name: 'a;b' }, { workspaceRoot: '/ws', run })).ok, false);
+    assert.equal((await installPackage({ manager: 'pip', name: 'a;b' }, { workspaceRoot: '/ws', run, sources: SOURCES })).ok, false);
     assert.equal(calls.length, 0);
-    const res = await installPackage({ manager: 'pip', name: 'nope' }, { workspaceRoot: '/ws', run });
+    const res = await installPackage({ manager: 'pip', name: 'nope' }, { workspaceRoot: '/ws', run, sources: SOURCES });
     assert.equal(res.ok, false);
     assert.match(res.log, /No matching distribution\n\[exit code 1\]$/);
     assert.ok(res.log.length < 4200, 'only the tail of the log is kept');
-    const good = await installPackage({ manager: 'pip', name: 'six' }, { workspaceRoot: '/ws', run: recorder().run });
+    const good = await installPackage({ manager: 'pip', name: 'six' }, { workspaceRoot: '/ws', run: recorder().run, sources: SOURCES });
     assert.match(good.usage ?? '', /PYTHONPATH=\.packages\/python/);
   });
 });
 
 describe('runCommand', () => {
-  const node = (code: string): InstallCommand => ({ file: process.execPath, args: ['-e', code] });
+  let ws: string;
+  before(async () => {
+    ws = await mkdtemp(path.join(os.tmpdir(), 'maestro-install-'));
+  });
+  after(() => rm(ws, { recursive: true, force: true }));
+  const node = (code: string): InstallCommand => ({ file: 'node', args: ['-e', code], sandboxed: true });
 
   it('collects stdout and stderr and the exit code', async () => {
-    const res = await runCommand(node('console.log("out"); console.error("err"); process.exit(3)'), { cwd: process.cwd(), timeoutMs: 10_000 });
+    const res = await runCommand(node('console.log("out"); console.error("err"); process.exit(3)'), { cwd: ws, timeoutMs: 10_000 });
     assert.equal(res.code, 3);
     assert.match(res.output, /out/);
     assert.match(res.output, /err/);
@@ -107,16 +125,17 @@ describe('runCommand', () => {
 
   it('stops the process on timeout and on abort', async () => {
     const forever = node('setInterval(() => {}, 1000)');
-    const timedOut = await runCommand(forever, { cwd: process.cwd(), timeoutMs: 200 });
+    const timedOut = await runCommand(forever, { cwd: ws, timeoutMs: 300 });
     assert.equal(timedOut.stoppedBy, 'timeout');
     const ac = new AbortController();
-    const running = runCommand(forever, { cwd: process.cwd(), timeoutMs: 60_000, signal: ac.signal });
+    const running = runCommand(forever, { cwd: ws, timeoutMs: 60_000, signal: ac.signal });
     ac.abort();
     assert.equal((await running).stoppedBy, 'abort');
   });
 
   it('reports a manager that is not installed', async () => {
-    const res = await runCommand({ file: 'maestro-no-such-package-manager', args: [] }, { cwd: process.cwd(), timeoutMs: 5_000 });
-    assert.match(res.spawnError ?? '', /ENOENT/);
+    const res = await runCommand({ file: 'maestro-no-such-package-manager', args: [], sandboxed: true }, { cwd: ws, timeoutMs: 5_000 });
+    assert.notEqual(res.code, 0);
+    assert.match(res.output, /No such file or directory/);
   });
 });

@@ -1,7 +1,7 @@
 // The loader: YAML syntax and schema errors with lines, all issues at once, defaults, built-ins,
 // resolvePiece and the piece-wide transition targets.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -18,6 +18,7 @@ import {
   PieceNotFoundError,
   resolvePiece,
 } from '../../engine/piece/index.js';
+import { PiecePathError, YamlLimitError } from '../../engine/piece/piece-loader.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/pieces/${name}`, import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -171,12 +172,14 @@ test('collectPieceTransitionTargets keeps WAIT_SUBTASKS and drops COMPLETE/ABORT
   assert.deepEqual(movementTargets(piece.movements[1]), []);
 });
 
-test('resolvePiece by absolute and relative path', async () => {
-  const abs = await resolvePiece(fixture('valid-minimal.yaml'));
+const fixturesDir = path.dirname(fixture('valid-minimal.yaml'));
+
+test('resolvePiece by absolute and relative path inside a pieces dir', async () => {
+  const abs = await resolvePiece(fixture('valid-minimal.yaml'), { piecesDirs: [fixturesDir] });
   assert.equal(abs.piece.name, 'minimal');
   assert.equal(abs.file, fixture('valid-minimal.yaml'));
   const rel = path.relative(process.cwd(), fixture('valid-minimal.yaml'));
-  const viaRel = await resolvePiece(rel);
+  const viaRel = await resolvePiece(rel, { piecesDirs: [fixturesDir] });
   assert.equal(viaRel.file, fixture('valid-minimal.yaml'));
   assert.deepEqual(viaRel.piece, abs.piece);
 });
@@ -193,10 +196,10 @@ test('resolvePiece of an unknown name lists the built-ins', async () => {
 test('resolvePiece of a missing file is PieceNotFoundError; a bad file is PieceError', async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'maestro-piece-'));
   try {
-    await assert.rejects(resolvePiece(path.join(dir, 'missing.yaml')), PieceNotFoundError);
+    await assert.rejects(resolvePiece(path.join(dir, 'missing.yaml'), { piecesDirs: [dir] }), PieceNotFoundError);
     const bad = path.join(dir, 'bad.yaml');
     await writeFile(bad, 'name: bad\ninitial_movement: x\nsystem_prompt: s\nmovements:\n  - name: y\n    instruction: i\n');
-    await assert.rejects(resolvePiece(bad), (e: unknown) => {
+    await assert.rejects(resolvePiece(bad, { piecesDirs: [dir] }), (e: unknown) => {
       assert.ok(e instanceof PieceError);
       assert.match(e.message, new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: initial_movement "x"`));
       return true;
@@ -204,4 +207,68 @@ test('resolvePiece of a missing file is PieceNotFoundError; a bad file is PieceE
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('a piece path outside the pieces dirs is refused whether or not it exists, symlinks included', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'maestro-pieces-'));
+  const outside = await mkdtemp(path.join(tmpdir(), 'maestro-outside-'));
+  try {
+    await writeFile(path.join(outside, 'evil.yaml'), await import('node:fs/promises').then((f) => f.readFile(fixture('valid-minimal.yaml'), 'utf8')));
+    await symlink(outside, path.join(dir, 'link'));
+    await symlink(path.join(outside, 'evil.yaml'), path.join(dir, 'file-link.yaml'));
+    for (const p of [
+      '/etc/passwd.yaml',
+      path.join(outside, 'evil.yaml'),
+      path.join(outside, 'missing.yaml'),
+      path.join(dir, 'link', 'evil.yaml'),
+      path.join(dir, 'file-link.yaml'),
+      `${dir}/../${path.basename(outside)}/evil.yaml`,
+      path.join(dir, 'x\0.yaml'),
+      path.join(dir, 'not-yaml.txt'),
+    ]) {
+      await assert.rejects(resolvePiece(p, { piecesDirs: [dir] }), PiecePathError, p);
+    }
+    // Without dirs given, only the built-in pieces/ folder is allowed.
+    await assert.rejects(resolvePiece(fixture('valid-minimal.yaml')), PiecePathError);
+    assert.equal((await resolvePiece(path.join(builtinPiecesDir(), 'chat.yaml'))).piece.name, 'chat');
+    assert.equal((await resolvePiece('chat', { piecesDirs: [dir] })).piece.name, 'chat', 'built-in names work regardless');
+    await mkdir(path.join(dir, 'sub'));
+    await writeFile(path.join(dir, 'sub', 'ok.yaml'), await import('node:fs/promises').then((f) => f.readFile(fixture('valid-minimal.yaml'), 'utf8')));
+    assert.equal((await resolvePiece(path.join(dir, 'sub', 'ok.yaml'), { piecesDirs: [dir] })).piece.name, 'minimal');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
+  }
+});
+
+test('a piece file over the size limit is refused before it is read', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'maestro-pieces-'));
+  try {
+    const big = path.join(dir, 'big.yaml');
+    await writeFile(big, `name: big\n# ${'x'.repeat(600 * 1024)}\n`);
+    await assert.rejects(resolvePiece(big, { piecesDirs: [dir] }), (e: unknown) => {
+      assert.ok(e instanceof YamlLimitError);
+      assert.equal(e.violation.limit, 'maxBytes');
+      assert.match(e.message, /big\.yaml:1: refused before parsing: the file is \d+ bytes, over the limit of 524288 bytes/);
+      return true;
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a piece with thousands of problems reports the first 50 and counts the rest, messages cut short', () => {
+  const keys = Array.from({ length: 400 }, (_, i) => `bogus_key_${i}${'y'.repeat(i === 0 ? 1000 : 0)}: 1`).join('\n');
+  const err = (() => {
+    try {
+      parsePiece(`${keys}\n`, 'many.yaml');
+    } catch (e) {
+      return e;
+    }
+    return assert.fail('should not parse');
+  })();
+  assert.ok(err instanceof PieceError);
+  assert.equal(err.issues.length, 51);
+  assert.match(err.issues.at(-1)!.message, /^\.\.\. and \d+ more issue\(s\) not shown$/);
+  assert.ok(err.issues.every((i) => i.message.length <= 500));
 });

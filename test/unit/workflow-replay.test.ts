@@ -14,10 +14,26 @@ test('recorded job histories replay on the current workflow code', async () => {
   assert.ok(files.length > 0, 'there are recorded histories');
   const bundlePath = process.env.MAESTRO_WORKFLOW_BUNDLE;
   const source = bundlePath ? { workflowBundle: { codePath: bundlePath } } : { workflowsPath: WORKFLOWS_PATH };
+  const shapes = new Set<string>();
   for (const file of files) {
     // The JSON export of `temporal workflow show --output json`; the worker decodes it itself.
-    const history = JSON.parse(await readFile(path.join(DIR, file), 'utf8')) as { events: unknown[] };
+    const history = JSON.parse(await readFile(path.join(DIR, file), 'utf8')) as { events: RecordedEvent[] };
     assert.ok(history.events.length > 20, `${file} is a real history`);
+    shapes.add(inputShape(history.events));
     await Worker.runReplayHistory(source, history, file);
   }
+  // Both sides of the piece-by-id patch: jobs started with the piece in their input (before it)
+  // and with ids and the piece hash only (after it).
+  assert.ok(shapes.has('piece'), 'a history whose input carries the piece');
+  assert.ok(shapes.has('pieceHash'), 'a history whose input carries ids and the piece hash');
 });
+
+interface RecordedEvent {
+  workflowExecutionStartedEventAttributes?: { input?: { payloads?: Array<{ data?: string }> } };
+}
+
+function inputShape(events: RecordedEvent[]): string {
+  const data = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data ?? '';
+  const input = JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as Record<string, unknown>;
+  return 'pieceHash' in input ? 'pieceHash' : 'piece' in input ? 'piece' : 'unknown';
+}

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { LIST_DIR_CAP, listDir, prepareWorkspace, Workspace, WorkspaceViolationError } from '../../engine/tools/workspace.js';
+import { readUpTo } from '../../engine/tools/safe-fs.js';
+import { LIST_DIR_CAP, listDir, prepareWorkspace, Workspace, WorkspaceFileError, WorkspaceViolationError } from '../../engine/tools/workspace.js';
 
 let base: string;
 let ws: Workspace;
@@ -119,6 +122,121 @@ describe('Workspace.resolve', () => {
   });
 });
 
+async function readVia(p: string): Promise<string> {
+  const f = await ws.openFile(p);
+  try {
+    return (await readUpTo(f.fh, f.size)).toString('utf8');
+  } finally {
+    await f.fh.close();
+  }
+}
+
+async function refusedOpen(p: string, open: (p: string) => Promise<unknown> = (q) => ws.openFile(q)): Promise<Error> {
+  const err = await open(p).then(
+    () => assert.fail(`expected ${p} to be refused`),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof WorkspaceViolationError || err instanceof WorkspaceFileError, `refusal for ${p}, got ${String(err)}`);
+  return err;
+}
+
+describe('open-time confinement', () => {
+  it('opens files inside, also through links that stay inside', async () => {
+    assert.equal(await readVia('input/a.txt'), 'a');
+    assert.equal(await readVia('dir-in/f.txt'), 'f');
+    assert.equal((await ws.openFile('dir-in/f.txt').then(async (f) => (await f.fh.close(), f))).rel, path.join('real-dir', 'f.txt'));
+  });
+
+  it('refuses links out at the leaf, in the middle, chained and dangling', async () => {
+    for (const p of ['leaf-out', 'dir-out/secret.txt', 'chain-out', 'dangling-out']) {
+      assert.ok((await refusedOpen(p)) instanceof WorkspaceViolationError, p);
+    }
+  });
+
+  it('refuses /proc tricks, NUL bytes and absolute paths outside', async () => {
+    for (const p of [
+      `/proc/self/root${path.join(outside, 'secret.txt')}`,
+      `/proc/self/root${ws.root}/input/a.txt`,
+      '/proc/self/cwd/package.json',
+      '/proc/self/environ',
+      '/dev/zero',
+      'input/a.txt\0x',
+      path.join(outside, 'secret.txt'),
+    ]) {
+      const err = await refusedOpen(p);
+      assert.ok(err instanceof WorkspaceViolationError, p);
+    }
+    assert.match((await refusedOpen('/proc/self/environ')).message, /\/proc, \/sys and \/dev are never reachable/);
+  });
+
+  it('refuses a link to /proc/self/root or to a device even though the link sits inside', async () => {
+    await fs.symlink(`/proc/self/root${path.join(outside, 'secret.txt')}`, path.join(ws.root, 'proc-link'));
+    await fs.symlink('/dev/zero', path.join(ws.root, 'zero-link'));
+    for (const p of ['proc-link', 'zero-link']) assert.ok((await refusedOpen(p)) instanceof WorkspaceViolationError, p);
+    assert.ok((await refusedOpen('zero-link', (q) => ws.openFileForWrite(q, { create: true }))) instanceof WorkspaceViolationError);
+  });
+
+  it('refuses FIFOs, sockets and directories without blocking', async () => {
+    execFileSync('mkfifo', [path.join(ws.root, 'pipe')]);
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(path.join(ws.root, 'sock'), r));
+    try {
+      const started = Date.now();
+      for (const [p, kind] of [['pipe', /named pipe/], ['sock', /socket/], ['input', /is a directory/]] as const) {
+        const read = await refusedOpen(p);
+        assert.match(read.message, kind);
+        assert.ok(read instanceof WorkspaceFileError);
+        const write = await refusedOpen(p, (q) => ws.openFileForWrite(q, { create: true }));
+        assert.match(write.message, kind);
+      }
+      assert.ok(Date.now() - started < 2_000, 'no open blocked');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('opens for write without truncating, creating parents only inside', async () => {
+    await fs.writeFile(path.join(ws.root, 'keep.txt'), 'kept');
+    const f = await ws.openFileForWrite('keep.txt', { create: true });
+    await f.fh.close();
+    assert.equal(f.created, false);
+    assert.equal(await fs.readFile(path.join(ws.root, 'keep.txt'), 'utf8'), 'kept');
+    const n = await ws.openFileForWrite('new-dir/deeper/n.txt', { create: true });
+    await n.fh.close();
+    assert.equal(n.created, true);
+    assert.ok((await fs.stat(path.join(ws.root, 'new-dir', 'deeper', 'n.txt'))).isFile());
+    const viaLink = await ws.openFileForWrite('dangling-in', { create: true });
+    await viaLink.fh.close();
+    assert.equal(viaLink.abs, path.join(ws.root, 'real-dir', 'new.txt'));
+    await refusedOpen('missing/x.txt', (q) => ws.openFileForWrite(q, { create: false }));
+  });
+
+  it('never writes or creates outside through links', async () => {
+    const before = await fs.readdir(outside);
+    for (const p of ['leaf-out', 'dangling-out', 'dir-out/new.txt', 'dir-out/sub/new.txt', 'chain-out']) {
+      assert.ok((await refusedOpen(p, (q) => ws.openFileForWrite(q, { create: true }))) instanceof WorkspaceViolationError, p);
+    }
+    assert.deepEqual(await fs.readdir(outside), before);
+    assert.equal(await fs.readFile(path.join(outside, 'secret.txt'), 'utf8'), 'secret');
+  });
+
+  it('readText caps the size; appendText appends', async () => {
+    await ws.appendText('logs/x/log.txt', 'one\n');
+    await ws.appendText('logs/x/log.txt', 'two\n');
+    assert.equal(await ws.readText('logs/x/log.txt', 100), 'one\ntwo\n');
+    const big = await ws.readText('logs/x/log.txt', 3).catch((e: unknown) => e);
+    assert.ok(big instanceof WorkspaceFileError && big.kind === 'too_large');
+  });
+
+  it('listFiles walks without following links and lists regular files only', async () => {
+    const { files, complete } = await ws.listFiles('.', { cap: 1000 });
+    assert.equal(complete, true);
+    assert.ok(files.includes(path.join('real-dir', 'f.txt')));
+    assert.ok(!files.some((f) => f.startsWith('dir-out') || f.startsWith('dir-in') || f === 'leaf-out' || f === 'pipe'), files.join(','));
+    assert.equal((await ws.listFiles('.', { cap: 1 })).complete, false);
+  });
+});
+
 describe('listDir', () => {
   it('lists files recursively, sorted, relative to the workspace', async () => {
     await fs.mkdir(path.join(ws.root, 'output', 'sub'), { recursive: true });
@@ -137,6 +255,16 @@ describe('listDir', () => {
     assert.equal(list.length, LIST_DIR_CAP + 1);
     assert.equal(list[0], 'input/f0000.txt');
     assert.equal(list[LIST_DIR_CAP], '... 37 more');
+  });
+
+  it('does not list through a link out of the workspace', async () => {
+    const other = await prepareWorkspace(path.join(base, 'linked'));
+    await fs.rm(path.join(other.root, 'input'), { recursive: true });
+    await fs.symlink(outside, path.join(other.root, 'input'));
+    await fs.symlink(outside, path.join(other.root, 'output', 'out-link'));
+    await fs.writeFile(path.join(other.root, 'output', 'mine.txt'), '');
+    assert.deepEqual(await listDir(other, 'input'), []);
+    assert.deepEqual(await listDir(other, 'output'), ['output/mine.txt']);
   });
 
   it('returns nothing for a missing directory', async () => {
