@@ -13,6 +13,11 @@ export class MovementNotFoundError extends Error {
   override name = 'MovementNotFoundError';
 }
 
+/** The job's workspace path no longer leads to the folder it was created as (a symlink was swapped in). */
+export class WorkspaceMovedError extends Error {
+  override name = 'WorkspaceMovedError';
+}
+
 /** The LLM endpoint refused the request itself (400/401/403/404/422): the same request will fail again. */
 export class LlmRequestRejectedError extends Error {
   override name = 'LlmRequestRejectedError';
@@ -35,7 +40,7 @@ export function toActivityFailure(err: unknown): unknown {
     const rejected = new LlmRequestRejectedError(err.status, `LLM endpoint answered ${err.status}: ${err.message}`, { cause: err });
     return ApplicationFailure.create({ message: rejected.message, type: rejected.name, nonRetryable: true, cause: err });
   }
-  if (err instanceof JobNotFoundError || err instanceof MovementNotFoundError || err instanceof LlmNotConfiguredError) {
+  if (err instanceof JobNotFoundError || err instanceof MovementNotFoundError || err instanceof WorkspaceMovedError || err instanceof LlmNotConfiguredError) {
     return ApplicationFailure.create({ message: err.message, type: err.name, nonRetryable: true, cause: err });
   }
   return err;

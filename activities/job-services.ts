@@ -19,7 +19,7 @@ import {
   setCaptchaSpace,
   setRequestResult,
 } from '../db/repositories/index.js';
-import { resolveWorkspaceInRoots } from '../api/workspace-policy.js';
+import { resolveWorkspaceInRoots, WorkspaceRootError } from '../api/workspace-policy.js';
 import { resolvePiece } from '../engine/piece/piece-loader.js';
 import type { JobServices, SpawnInput } from '../engine/tools/tool.js';
 import { SubtaskLimitError } from '../engine/tools/spin-off-task.tool.js';
@@ -46,12 +46,30 @@ export function createJobServices(deps: JobServicesDeps): JobServices {
     setRequestResult: (id, result) => setRequestResult(db, id, result),
     grantedTools: () => grantedTools(db, job.id),
     spawnChild: (input) => spawnChild(deps, input),
+    async workspaceProblem(dir) {
+      try {
+        await childWorkspace(deps, dir);
+        return null;
+      } catch (err) {
+        if (err instanceof WorkspaceRootError) return err.message;
+        throw err;
+      }
+    },
     async listChildren() {
       const children = await listJobs(db, { parentId: job.id, limit: 500 });
       return children.reverse().map((c) => ({ id: c.id, status: c.status, summary: c.summary, instruction: c.instruction }));
     },
     setCaptchaSpace: (spaceId) => setCaptchaSpace(db, job.id, spaceId),
   };
+}
+
+/** The one rule for workspaces an API caller names applies to those a model names too. */
+function childWorkspace(deps: JobServicesDeps, requested: string): Promise<string> {
+  const { job, config } = deps;
+  return resolveWorkspaceInRoots(path.resolve(job.workspace, requested), config.workspaceRoots, {
+    dir: config.home,
+    workspaces: homePaths(config.home).workspaces,
+  });
 }
 
 /** Same instruction, piece and workspace from the same parent = the same child (iron rule 4). */
@@ -73,13 +91,9 @@ async function spawnChild(deps: JobServicesDeps, input: SpawnInput): Promise<{ j
   const piece = input.piece ? (await resolvePiece(input.piece, { piecesDirs: config.piecesDirs })).piece : await getJobPiece(db, job.id);
   if (!piece) throw new Error(`job ${job.id} has no piece`);
   const id = randomUUID();
-  const workspace = input.workspace
-    ? await resolveWorkspaceInRoots(path.resolve(job.workspace, input.workspace), config.workspaceRoots, {
-        dir: config.home,
-        workspaces: homePaths(config.home).workspaces,
-      })
-    : path.join(config.home, 'workspaces', id);
-  await prepareWorkspace(workspace);
+  const requested = input.workspace ? await childWorkspace(deps, input.workspace) : path.join(homePaths(config.home).workspaces, id);
+  // Stored by its real path: every movement checks the path still leads there.
+  const workspace = (await prepareWorkspace(requested)).root;
   const child = await insertJob(db, {
     id,
     parentId: job.id,

@@ -1,6 +1,7 @@
 // runMovement: one movement of one job. Builds the enrichedInstruction and the movement prompt,
 // runs the agent loop, stores the run, and returns a small MovementResult (ids and summaries only).
 import { Context } from '@temporalio/activity';
+import { realpathOfDeepest } from '../config/path-roots.js';
 import type { MaestroConfig } from '../config/config.js';
 import type { MovementInput, MovementResult } from '../core/types.js';
 import type { Db } from '../db/database.js';
@@ -22,7 +23,7 @@ import type { LlmClient } from '../engine/llm-client.js';
 import { prepareWorkspace } from '../engine/tools/workspace.js';
 import { createCheckpointer } from './movement-checkpointer.js';
 import { buildMovementUserPrompt, recordMovementHandoff } from './movement-context.js';
-import { JobNotFoundError, MovementNotFoundError, toActivityFailure } from './errors.js';
+import { JobNotFoundError, MovementNotFoundError, toActivityFailure, WorkspaceMovedError } from './errors.js';
 import { loadVerifiedPiece } from './job-piece.activity.js';
 
 export interface RunMovementInput extends MovementInput {
@@ -37,6 +38,16 @@ interface Deps {
   getClient: () => Promise<Client>;
   extraTools?: ToolDefinition[];
   now?: () => Date;
+}
+
+/**
+ * Workspaces are stored by their real path when created. Another job's Bash can reach a folder it
+ * contains (a subtask's workspace inside its own) and swap it for a symlink; a movement then must
+ * not follow it anywhere.
+ */
+async function assertWorkspaceIntact(dir: string): Promise<void> {
+  const real = await realpathOfDeepest(dir).catch(() => '');
+  if (real !== dir) throw new WorkspaceMovedError(`the job's workspace ${dir} now leads to ${real || 'nowhere'}; refusing to run a movement there`);
 }
 
 export function createRunMovement(deps: Deps) {
@@ -60,6 +71,7 @@ export function createRunMovement(deps: Deps) {
       await updateJobState(db, jobId, { currentMovement: movement.name, movementCount: sequence });
       await emit('movement.started', { movement: movement.name, sequence, attempt: ctx.info.attempt });
 
+      await assertWorkspaceIntact(job.workspace);
       const workspace = await prepareWorkspace(job.workspace);
       const now = deps.now?.() ?? new Date();
       const userPrompt = await buildMovementUserPrompt(db, job, movement, workspace, now, input.note);

@@ -78,9 +78,11 @@ export async function submitJob(deps: JobServiceDeps, input: SubmitJobInput): Pr
   const workspaceDir = input.workspace
     ? await resolveWorkspaceInRoots(input.workspace, config.workspaceRoots, { dir: config.home, workspaces: homePaths(config.home).workspaces })
     : path.join(homePaths(config.home).workspaces, id);
+  let workspacePath: string;
   try {
     await createDirectories(workspaceDir);
-    await prepareWorkspace(workspaceDir);
+    // Stored by its real path: every movement checks the path still leads there.
+    workspacePath = (await prepareWorkspace(workspaceDir)).root;
   } catch (err) {
     throw new ApiError(400, 'invalid_workspace', `workspace: cannot prepare ${workspaceDir}: ${(err as Error).message}`, undefined, { cause: err });
   }
@@ -92,10 +94,10 @@ export async function submitJob(deps: JobServiceDeps, input: SubmitJobInput): Pr
     pieceName: piece.name,
     piece,
     instruction: input.instruction,
-    workspace: workspaceDir,
+    workspace: workspacePath,
     workflowId,
   });
-  await addEvent(db, { jobId: id, type: 'job.submitted', data: { piece: piece.name, workspace: workspaceDir, parentId: input.parentId ?? null } });
+  await addEvent(db, { jobId: id, type: 'job.submitted', data: { piece: piece.name, workspace: workspacePath, parentId: input.parentId ?? null } });
 
   try {
     await client.withDeadline(Date.now() + (deps.temporalTimeoutMs ?? TEMPORAL_CALL_MS), () =>

@@ -3,7 +3,7 @@
 // config, .gitattributes), so it runs in the job's sandbox with the workspace read-only, and with
 // every config key that can make it run a program neutralised: hooks, fsmonitor, pagers, external
 // diff, textconv and clean/smudge filter drivers.
-import { getSandbox, SandboxUnavailableError } from './sandbox/index.js';
+import { getSandbox, SandboxUnavailableError, SandboxWorkspaceError } from './sandbox/index.js';
 
 export const GIT_DIFF_MAX_CHARS = 4000;
 const NOT_A_REPO = '(the workspace is not a git repository)';
@@ -22,6 +22,8 @@ const SAFE_CONFIG = [
   'diff.external=',
   'gpg.program=false',
   'protocol.allow=never',
+  'submodule.recurse=false',
+  'diff.ignoreSubmodules=all',
 ];
 
 /** Isolated from the worker's git config: no system or global file, no prompts. */
@@ -74,9 +76,11 @@ export async function describeGitStatus(workspaceRoot: string): Promise<string> 
     const top = await git(workspaceRoot, SAFE_CONFIG, ['rev-parse', '--show-toplevel']);
     if (top.code !== 0 || top.out.trim() !== workspaceRoot) return NOT_A_REPO;
     const config = [...SAFE_CONFIG, ...(await driverOverrides(workspaceRoot))];
-    const status = (await git(workspaceRoot, config, ['status', '--short'])).out.trimEnd() || '(no changes)';
-    const stat = (await git(workspaceRoot, config, ['diff', '--stat', '--no-ext-diff', '--no-textconv'])).out.trimEnd();
-    let diff = (await git(workspaceRoot, config, ['diff', '--no-color', '--no-ext-diff', '--no-textconv'])).out;
+    // Submodules are left alone: each has a config of its own that could name drivers of its own.
+    const status = (await git(workspaceRoot, config, ['status', '--short', '--ignore-submodules=all'])).out.trimEnd() || '(no changes)';
+    const diffArgs = ['--no-ext-diff', '--no-textconv', '--ignore-submodules=all'];
+    const stat = (await git(workspaceRoot, config, ['diff', '--stat', ...diffArgs])).out.trimEnd();
+    let diff = (await git(workspaceRoot, config, ['diff', '--no-color', ...diffArgs])).out;
     if (diff.length > GIT_DIFF_MAX_CHARS) {
       diff = `${diff.slice(0, GIT_DIFF_MAX_CHARS)}\n[diff cut at ${GIT_DIFF_MAX_CHARS} characters; run \`git diff\` with Bash for the rest]`;
     }
@@ -84,7 +88,7 @@ export async function describeGitStatus(workspaceRoot: string): Promise<string> 
       .filter(Boolean)
       .join('\n\n');
   } catch (err) {
-    if (err instanceof SandboxUnavailableError) return `(git status unavailable: ${err.message})`;
+    if (err instanceof SandboxUnavailableError || err instanceof SandboxWorkspaceError) return `(git status unavailable: ${err.message})`;
     throw new GitStatusError(`git status of the workspace failed: ${(err as Error).message}`, { cause: err });
   }
 }

@@ -5,7 +5,6 @@
 // installs system-wide, so it cannot run in the sandbox: it is off unless the operator allows it
 // (MAESTRO_ALLOW_APT_INSTALL) on a root worker. The name and version come from the model: strict
 // patterns, passed as argv, never a shell, so a leading "-" can never become an option.
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config/config.js';
 import { getSandbox, Sandbox, SandboxUnavailableError } from './sandbox/index.js';
@@ -101,37 +100,54 @@ export interface InstallCommand {
   env?: Record<string, string>;
   /** npm and pip run in the job's sandbox with the network; apt cannot (it installs system-wide). */
   sandboxed: boolean;
-  /** Workspace files that would steer the install, hidden from it. */
-  hide?: string[];
+  /** What the log and the model are shown as the command line (default: file and args). */
+  display?: string;
   /** Host directories the install may read (a local index the operator configured). */
   readOnlyPaths?: string[];
 }
 
-/** Config files a workspace could plant to steer npm (project and user config: HOME is the workspace). */
-const NPM_CONFIG_FILES = ['.npmrc'];
+/**
+ * npm installs into a private scratch prefix and only the result is copied into the workspace: with
+ * the workspace as its prefix, npm would read the workspace's package.json (dependencies the person
+ * never approved, git URLs that run git with a planted config) and its .npmrc.
+ */
+const NPM_SCRATCH = '/tmp/maestro-npm';
+const NPM_SCRIPT =
+  'set -e; spec=$1; ws=$2; shift 2; mkdir -p "$0"; npm install --prefix "$0" "$@" "$spec"; ' +
+  'mkdir -p "$ws/node_modules"; cp -a "$0/node_modules/." "$ws/node_modules/"';
+/** No config of the workspace's: HOME is the sandbox's private /tmp, and git is never run. */
+const NPM_ENV = { HOME: '/tmp', XDG_CONFIG_HOME: '/tmp/.config', GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
 
 export function installCommand(spec: PackageSpec, workspaceRoot: string, sources: PackageSources = DEFAULT_PACKAGE_SOURCES): InstallCommand {
   const { name, version } = spec;
   switch (spec.manager) {
     case 'npm':
       return {
-        file: 'npm',
+        file: 'sh',
         args: [
-          'install',
-          '--prefix',
+          '-c',
+          NPM_SCRIPT,
+          NPM_SCRATCH,
+          version ? `${name}@${version}` : name,
           workspaceRoot,
           '--no-audit',
           '--no-fund',
+          '--no-save',
           '--ignore-scripts',
+          '--git=/bin/false',
           `--registry=${sources.npmRegistry}`,
           '--userconfig=/dev/null',
           // npm refuses one file for both; the sandbox's /tmp is private and empty.
           '--globalconfig=/tmp/maestro-no-global-npmrc',
           '--cache=/tmp/npm-cache',
-          version ? `${name}@${version}` : name,
+          // A person waits on this install: retry a flaky registry, but not for minutes.
+          '--fetch-retries=2',
+          '--fetch-retry-mintimeout=2000',
+          '--fetch-retry-maxtimeout=10000',
         ],
+        env: NPM_ENV,
         sandboxed: true,
-        hide: NPM_CONFIG_FILES.filter((f) => existsSync(path.join(workspaceRoot, f))),
+        display: `npm install ${version ? `${name}@${version}` : name} --ignore-scripts --registry=${sources.npmRegistry} (into node_modules/)`,
       };
     case 'pip':
       return {
@@ -153,7 +169,7 @@ export function installCommand(spec: PackageSpec, workspaceRoot: string, sources
           path.join(workspaceRoot, PIP_TARGET),
           version ? `${name}==${version}` : name,
         ],
-        env: { PIP_CONFIG_FILE: '/dev/null' },
+        env: { PIP_CONFIG_FILE: '/dev/null', HOME: '/tmp' },
         sandboxed: true,
         readOnlyPaths: [localIndexDir(sources.pipIndexUrl)].filter((d): d is string => d !== undefined),
       };
@@ -200,7 +216,7 @@ export async function installPackage(spec: PackageSpec, opts: InstallOptions): P
   const refused = installRefusal(spec.manager, opts.uid, sources);
   if (refused) return { ok: false, command: '', log: refused };
   const cmd = installCommand(spec, opts.workspaceRoot, sources);
-  const command = [cmd.file, ...cmd.args].join(' ');
+  const command = cmd.display ?? [cmd.file, ...cmd.args].join(' ');
   const run = opts.run ?? runCommand;
   const res = await run(cmd, { cwd: opts.workspaceRoot, signal: opts.signal, timeoutMs: opts.timeoutMs ?? DEFAULT_INSTALL_TIMEOUT_MS });
   const output = res.output.trimEnd();
@@ -235,7 +251,6 @@ export const runCommand: CommandRunner = async (cmd, opts) => {
       cwd: cmd.sandboxed ? '/tmp' : opts.cwd,
       env: cmd.env,
       network: cmd.sandboxed ? 'outside' : 'none',
-      hide: cmd.hide,
       readOnlyPaths: cmd.readOnlyPaths,
       timeoutMs: opts.timeoutMs,
       signal: opts.signal,

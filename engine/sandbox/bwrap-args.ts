@@ -1,7 +1,6 @@
 // The bubblewrap command line for one sandboxed process. Pure (the host's layout is a parameter), so
 // what the sandbox can see is unit-tested line by line: the system directories read-only, the job's
 // workspace at its own path, a private /tmp, /proc and /dev, and nothing else of the host.
-import path from 'node:path';
 
 /** How a top-level system path looks on the host: a directory to bind, a symlink to copy, or absent. */
 export type HostEntry = { kind: 'dir' } | { kind: 'symlink'; target: string } | { kind: 'absent' };
@@ -11,13 +10,16 @@ export const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64'
 
 export interface BwrapPlan {
   workspace: string;
+  /**
+   * The child's fd of the workspace directory, opened and verified by the worker: the bind follows
+   * that descriptor, never the path, so a symlink swapped in for the workspace binds nothing else.
+   */
+  workspaceFd?: number;
   cwd: string;
   readOnlyWorkspace: boolean;
   env: Record<string, string>;
   /** The command, already wrapped in its resource limits. */
   argv: string[];
-  /** Files inside the workspace to hide behind an empty file (e.g. a planted .npmrc during an install). */
-  hide?: readonly string[];
   /** Host files shown read-only at a path inside (e.g. a resolv.conf for user-mode networking). */
   roFiles?: ReadonlyArray<{ host: string; inside: string }>;
   /** Hold the command until the worker writes to fd 4 (network or cgroup set up first); pid on fd 3. */
@@ -43,8 +45,8 @@ export function buildBwrapArgs(plan: BwrapPlan, host: (p: string) => HostEntry):
   }
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/run', '--tmpfs', '/var');
   for (const f of plan.roFiles ?? []) args.push('--ro-bind', f.host, f.inside);
-  args.push(plan.readOnlyWorkspace ? '--ro-bind' : '--bind', plan.workspace, plan.workspace);
-  for (const rel of plan.hide ?? []) args.push('--ro-bind', '/dev/null', path.join(plan.workspace, rel));
+  if (plan.workspaceFd !== undefined) args.push(plan.readOnlyWorkspace ? '--ro-bind-fd' : '--bind-fd', String(plan.workspaceFd), plan.workspace);
+  else args.push(plan.readOnlyWorkspace ? '--ro-bind' : '--bind', plan.workspace, plan.workspace);
   args.push('--chdir', plan.cwd, '--clearenv');
   for (const [k, v] of Object.entries(plan.env)) args.push('--setenv', k, v);
   if (plan.handshake) args.push('--info-fd', '3', '--block-fd', '4');

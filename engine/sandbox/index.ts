@@ -1,19 +1,14 @@
 // The process-wide sandbox, configured once from the worker's configuration (tests configure their own).
-import type { MaestroConfig } from '../../config/config.js';
 import { loadConfig } from '../../config/config.js';
 import { Sandbox, type SandboxSettings } from './sandbox.js';
 
-export { Sandbox, SandboxNetworkRefusedError, SandboxUnavailableError } from './sandbox.js';
+export { Sandbox, SandboxNetworkRefusedError, SandboxUnavailableError, SandboxWorkspaceError } from './sandbox.js';
 export type { SandboxResult, SandboxRunSpec, SandboxSettings, SandboxMode } from './sandbox.js';
 export type { ResourceLimits } from './bwrap-args.js';
 export { sandboxEnvNameProblem } from './env-names.js';
 export { BWRAP_INSTALL_HINT, probeBwrap } from './sandbox-probe.js';
 
 let current: Sandbox | undefined;
-
-export function sandboxSettingsFrom(config: MaestroConfig): SandboxSettings {
-  return config.sandbox;
-}
 
 export function configureSandbox(settings: SandboxSettings): Sandbox {
   current = new Sandbox(settings);

@@ -6,8 +6,8 @@
 // hold: when the command exits, times out or is cancelled, its namespace's init dies and the kernel
 // kills whatever is left, background, setsid and double fork included.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { lstatSync, readlinkSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { constants, lstatSync, readlinkSync } from 'node:fs';
+import { mkdtemp, open, readlink, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { buildBwrapArgs, withLimits, type HostEntry, type ResourceLimits } from './bwrap-args.js';
@@ -51,8 +51,6 @@ export interface SandboxRunSpec {
   mergeStderr?: boolean;
   /** Each stdout chunk; returning false stops the process (e.g. enough search results). */
   onStdout?: (chunk: Buffer) => boolean | void;
-  /** Workspace-relative files hidden behind an empty file for this run (e.g. a planted .npmrc). */
-  hide?: readonly string[];
   /** Host paths shown read-only at the same path (operator-configured only, e.g. a local package index). */
   readOnlyPaths?: readonly string[];
   /** Overrides the settings' limits for this run. */
@@ -74,6 +72,30 @@ export class SandboxUnavailableError extends Error {
 
 export class SandboxNetworkRefusedError extends Error {
   override name = 'SandboxNetworkRefusedError';
+}
+
+/** The workspace path no longer leads to the workspace (a symlink was swapped in for it). */
+export class SandboxWorkspaceError extends Error {
+  override name = 'SandboxWorkspaceError';
+}
+
+/** Where the workspace's descriptor sits in bwrap's fd table (3 and 4 are the start handshake). */
+const WORKSPACE_FD = 5;
+
+/** Opens the workspace without following a final symlink and checks the kernel agrees where it is. */
+async function openWorkspace(workspace: string): Promise<FileHandle> {
+  let fh: FileHandle;
+  try {
+    fh = await open(workspace, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (err) {
+    throw new SandboxWorkspaceError(`the job workspace ${workspace} cannot be opened as a directory: ${(err as Error).message}`, { cause: err });
+  }
+  const real = await readlink(`/proc/self/fd/${fh.fd}`).catch(() => '');
+  if (real !== workspace) {
+    await fh.close();
+    throw new SandboxWorkspaceError(`the job workspace ${workspace} now leads to ${real || 'somewhere else'}; refusing to run anything there`);
+  }
+  return fh;
 }
 
 /** After the main process exits, how long stray pipe holders may keep output open ('none' mode). */
@@ -111,7 +133,11 @@ export class Sandbox {
     const bwrap = this.settings.bwrapBinary ?? 'bwrap';
     const why = await probeBwrap(bwrap);
     if (why) throw new SandboxUnavailableError(why);
-    const cgroup = await createPidsCgroup(limits.processes);
+    const dir = await openWorkspace(spec.workspace);
+    const cgroup = await createPidsCgroup(limits.processes).catch(async (err: unknown) => {
+      await dir.close();
+      throw err;
+    });
     let tmp: string | undefined;
     try {
       const roFiles = (spec.readOnlyPaths ?? []).map((p) => ({ host: p, inside: p }));
@@ -122,7 +148,16 @@ export class Sandbox {
       }
       const handshake = cgroup !== null || network === 'outside';
       const args = buildBwrapArgs(
-        { workspace: spec.workspace, cwd, readOnlyWorkspace: spec.readOnlyWorkspace ?? false, env, argv, hide: spec.hide, roFiles, handshake },
+        {
+          workspace: spec.workspace,
+          workspaceFd: WORKSPACE_FD,
+          cwd,
+          readOnlyWorkspace: spec.readOnlyWorkspace ?? false,
+          env,
+          argv,
+          roFiles,
+          handshake,
+        },
         hostEntry,
       );
       return await runProcess(bwrap, args, {
@@ -130,9 +165,11 @@ export class Sandbox {
         cwd: '/',
         env: { PATH: SANDBOX_PATH },
         detached: false,
+        workspaceFd: dir.fd,
         handshake: handshake ? (pid) => prepare(pid, cgroup, network) : undefined,
       });
     } finally {
+      await dir.close();
       await cgroup?.destroy();
       if (tmp) await rm(tmp, { recursive: true, force: true });
     }
@@ -151,6 +188,8 @@ interface ProcessOptions extends SandboxRunSpec {
   cwd: string;
   env: Record<string, string>;
   detached: boolean;
+  /** Passed to the child at WORKSPACE_FD (bwrap binds it). */
+  workspaceFd?: number;
   /** With the bwrap handshake: called with the sandbox's pid before its command may start. */
   handshake?: (pid: number) => Promise<() => void>;
 }
@@ -160,8 +199,9 @@ function runProcess(file: string, args: string[], o: ProcessOptions): Promise<Sa
   return new Promise((resolve, reject) => {
     const stdout = new CappedOutput(o.outputCapBytes);
     const stderr = o.mergeStderr ? stdout : new CappedOutput(o.outputCapBytes);
-    const stdio: Array<'pipe' | 'ignore'> = [o.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'];
-    if (o.handshake) stdio.push('pipe', 'pipe');
+    const stdio: Array<'pipe' | 'ignore' | number> = [o.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'];
+    if (o.handshake || o.workspaceFd !== undefined) stdio.push(o.handshake ? 'pipe' : 'ignore', o.handshake ? 'pipe' : 'ignore');
+    if (o.workspaceFd !== undefined) stdio.push(o.workspaceFd);
     const child: ChildProcess = spawn(file, args, { cwd: o.cwd, env: o.env, detached: o.detached, stdio });
     let stoppedBy: SandboxResult['stoppedBy'] = null;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;

@@ -2,7 +2,7 @@
 // an allowlisted environment, no network unless the movement has `network: true`, and every process
 // it started gone when the call returns, times out or is cancelled.
 import { z } from 'zod';
-import { getSandbox, SandboxNetworkRefusedError, SandboxUnavailableError } from '../sandbox/index.js';
+import { getSandbox, SandboxNetworkRefusedError, SandboxUnavailableError, SandboxWorkspaceError } from '../sandbox/index.js';
 import { defineTool, type ToolOutput } from './tool.js';
 import { budgetChars, CHARS_PER_TOKEN, truncateText } from './truncate.js';
 
@@ -50,7 +50,7 @@ export const bashTool = defineTool({
         mergeStderr: true,
       });
     } catch (err) {
-      if (err instanceof SandboxUnavailableError || err instanceof SandboxNetworkRefusedError) {
+      if (err instanceof SandboxUnavailableError || err instanceof SandboxNetworkRefusedError || err instanceof SandboxWorkspaceError) {
         return { isError: true, content: `Bash cannot run on this worker: ${err.message}` };
       }
       throw err;

@@ -105,6 +105,9 @@ async function spinOff(args: SpinOffTaskArgs, ctx: ToolContext): Promise<ToolOut
 
   const target = await resolveSpawnWorkspace(ctx.workspace.root, args.workspace);
   if (target.kind === 'invalid') return { isError: true, content: target.message };
+  // Checked before a person is asked: approving a spawn that could never start wastes their time.
+  const problem = target.dir === undefined ? null : await services.workspaceProblem(target.dir);
+  if (problem) return { isError: true, content: `Not started: ${problem}.` };
   if (target.kind === 'own') return startChild(services, { instruction, piece: args.piece, workspace: target.dir });
 
   // Another workspace: bound to exactly this call, decided once (seeds 004: findDecidedSpawnRequest).

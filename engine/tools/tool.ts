@@ -60,6 +60,8 @@ export interface JobServices {
   grantedTools(): Promise<string[]>;
   /** Creates the child job (once per spawn key) and has the parent workflow start it. */
   spawnChild(input: SpawnInput): Promise<{ jobId: string; created: boolean; status: string }>;
+  /** Why a child may not work in `dir` (outside MAESTRO_WORKSPACE_ROOTS, Maestro's own state), or null. */
+  workspaceProblem(dir: string): Promise<string | null>;
   listChildren(): Promise<Array<{ id: string; status: string; summary: string | null; instruction: string }>>;
   setCaptchaSpace(spaceId: string | null): Promise<void>;
 }

@@ -46,7 +46,8 @@ function handoffModel() {
 
 test('lessons, feedback and checklists pass between movements; conversations, logs and files do not', async () => {
   const stack = await startTestStack({ script: handoffModel() });
-  const workspace = await mkdtemp(path.join(stack.home, 'handoff-'));
+  await mkdir(path.join(stack.home, 'workspaces'), { recursive: true });
+  const workspace = await mkdtemp(path.join(stack.home, 'workspaces', 'handoff-'));
   try {
     await mkdir(path.join(workspace, 'input'), { recursive: true });
     await writeFile(path.join(workspace, 'input/secret.txt'), 'SECRET-FILE-BODY-123\n');

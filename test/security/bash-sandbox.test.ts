@@ -148,6 +148,32 @@ describe('Bash in the sandbox', () => {
     }
   });
 
+  it('runs nothing once its workspace, or a folder above it, has been swapped for a symlink', async () => {
+    // The workspace itself replaced by a link to the folder holding the secret.
+    const moved = `${ws.root}-moved`;
+    await fs.rename(ws.root, moved);
+    await fs.symlink(base, ws.root);
+    try {
+      const out = await run('cat secret.txt; touch ran-in-swapped.txt');
+      assert.ok(out.isError, out.content);
+      assert.match(out.content, /cannot be opened as a directory/);
+      await assert.rejects(fs.stat(path.join(base, 'ran-in-swapped.txt')));
+    } finally {
+      await fs.unlink(ws.root);
+      await fs.rename(moved, ws.root);
+    }
+    // A folder above it replaced by a link to a look-alike tree.
+    const nested = await prepareWorkspace(path.join(base, 'parent', 'job'));
+    await fs.rename(path.join(base, 'parent'), path.join(base, 'parent-moved'));
+    await fs.mkdir(path.join(base, 'decoy', 'job'), { recursive: true });
+    await fs.writeFile(path.join(base, 'decoy', 'job', 'secret.txt'), SECRETS.MAESTRO_API_TOKEN);
+    await fs.symlink(path.join(base, 'decoy'), path.join(base, 'parent'));
+    const out = await run('cat secret.txt', { workspace: nested });
+    assert.ok(out.isError, out.content);
+    assert.match(out.content, /now leads to .*decoy\/job; refusing to run anything there/);
+    assertNoSecret(out.content);
+  });
+
   it('answers with a clear error, and runs nothing, when bubblewrap cannot be found', async () => {
     configureSandbox({ ...loadConfig({ ...process.env, MAESTRO_SANDBOX: 'bwrap' }).sandbox, bwrapBinary: path.join(base, 'no-such-bwrap') });
     try {

@@ -1,12 +1,13 @@
 // A workspace that tries to steer an approved install: a planted .npmrc (another registry, scripts
-// back on, a script shell of its own) and a planted pip module. The install must use the worker's
-// registry with scripts off, and the real pip.
+// back on), a package.json with a dependency nobody approved, fetched by git under a planted git
+// config that runs a command, and a planted pip module. The install must use the worker's registry
+// with scripts off, install only what was approved, never run git, and run the real pip.
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { installCommand, runCommand } from '../../engine/package-installer.js';
+import { installCommand, installPackage, runCommand } from '../../engine/package-installer.js';
 
 const SOURCES = { npmRegistry: 'https://npm.operator.test/', pipIndexUrl: 'https://pypi.operator.test/simple', allowApt: false };
 let ws: string;
@@ -23,17 +24,25 @@ before(async () => {
 after(() => fs.rm(ws, { recursive: true, force: true }));
 
 describe('approved installs ignore what the workspace plants', () => {
-  it('npm sees the worker\'s registry with scripts off, not the planted .npmrc', async () => {
-    const cmd = installCommand({ manager: 'npm', name: 'is-number' }, ws, SOURCES);
-    assert.deepEqual(cmd.hide, ['.npmrc']);
-    // The same command line and sandbox as the install, asking npm what configuration it ends up with.
-    const probe = { ...cmd, args: ['config', 'list', ...cmd.args.slice(1, -1)] };
-    const res = await runCommand(probe, { cwd: ws, timeoutMs: 60_000 });
-    assert.equal(res.code, 0, res.output);
-    assert.match(res.output, /registry = "https:\/\/npm\.operator\.test\/"/);
-    assert.match(res.output, /ignore-scripts = true/);
-    assert.doesNotMatch(res.output, /127\.0\.0\.1:9|evil\.sh/);
-    assert.equal(await fs.readFile(path.join(ws, '.npmrc'), 'utf8').then((t) => t.includes('evil')), true, 'the file itself is untouched');
+  it('npm: the workspace\'s package.json, .npmrc and git config steer nothing', async () => {
+    // A dependency the person never approved, fetched with git, whose config runs a command of the
+    // workspace's choosing (git's ext:: transport) with the install's network.
+    await fs.writeFile(path.join(ws, 'package.json'), JSON.stringify({ name: 'w', version: '1.0.0', dependencies: { 'left-pad': 'github:evil/repo' } }));
+    await fs.writeFile(
+      path.join(ws, '.gitconfig'),
+      `[protocol "ext"]\n\tallow = always\n[url "ext::sh -c touch% ${ws}/PLANTED-GIT-RAN% #"]\n\tinsteadOf = ssh://git@github.com/\n[url "ext::sh -c touch% ${ws}/PLANTED-GIT-RAN% #"]\n\tinsteadOf = https://github.com/\n`,
+    );
+    // The worker's registry is unreachable here (no host loopback in the sandbox): the install fails
+    // fast, and what it tried shows in its log.
+    const res = await installPackage(
+      { manager: 'npm', name: 'left-pad', version: '1.3.0' },
+      { workspaceRoot: ws, sources: { ...SOURCES, npmRegistry: 'http://127.0.0.1:9/' }, timeoutMs: 120_000 },
+    );
+    assert.equal(res.ok, false);
+    assert.match(res.command, /^npm install left-pad@1\.3\.0 --ignore-scripts --registry=http:\/\/127\.0\.0\.1:9\//);
+    assert.doesNotMatch(res.log, /github|evil\/repo|ls-remote|evil\.sh/);
+    await assert.rejects(fs.stat(path.join(ws, 'PLANTED-GIT-RAN')), 'git ran with the workspace\'s config');
+    assert.equal(JSON.parse(await fs.readFile(path.join(ws, 'package.json'), 'utf8')).dependencies['left-pad'], 'github:evil/repo', 'the workspace\'s file is untouched');
   });
 
   it('pip runs isolated: a pip module planted in the workspace is never imported', async () => {

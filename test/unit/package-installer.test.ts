@@ -61,19 +61,22 @@ const SOURCES = { npmRegistry: 'https://npm.example.test/', pipIndexUrl: 'https:
 describe('install commands', () => {
   it('npm and pip install into the workspace from the worker\'s registries, scripts off', () => {
     const npm = installCommand({ manager: 'npm', name: 'is-number', version: '7.0.0' }, '/ws', SOURCES);
-    assert.equal(npm.file, 'npm');
+    assert.equal(npm.file, 'sh');
     assert.equal(npm.sandboxed, true);
-    assert.deepEqual(npm.args.slice(0, 3), ['install', '--prefix', '/ws']);
-    for (const flag of ['--ignore-scripts', '--registry=https://npm.example.test/', '--userconfig=/dev/null', '--globalconfig=/tmp/maestro-no-global-npmrc']) {
+    // A scratch prefix, then a copy into the workspace: the spec and the workspace are arguments, never shell text.
+    assert.deepEqual(npm.args.slice(2, 5), ['/tmp/maestro-npm', 'is-number@7.0.0', '/ws']);
+    assert.doesNotMatch(npm.args[1], /is-number|\/ws/);
+    for (const flag of ['--ignore-scripts', '--git=/bin/false', '--registry=https://npm.example.test/', '--userconfig=/dev/null']) {
       assert.ok(npm.args.includes(flag), flag);
     }
-    assert.equal(npm.args.at(-1), 'is-number@7.0.0');
+    assert.equal(npm.env?.HOME, '/tmp');
+    assert.equal(npm.display, 'npm install is-number@7.0.0 --ignore-scripts --registry=https://npm.example.test/ (into node_modules/)');
     const pip = installCommand({ manager: 'pip', name: 'six', version: '1.16.0' }, '/ws', SOURCES);
     assert.equal(pip.file, 'python3');
     assert.deepEqual(pip.args.slice(0, 4), ['-I', '-m', 'pip', 'install']);
     for (const flag of ['--isolated', '--only-binary=:all:', 'https://pypi.example.test/simple']) assert.ok(pip.args.includes(flag), flag);
     assert.deepEqual(pip.args.slice(-3), ['--target', '/ws/.packages/python', 'six==1.16.0']);
-    assert.deepEqual(pip.env, { PIP_CONFIG_FILE: '/dev/null' });
+    assert.deepEqual(pip.env, { PIP_CONFIG_FILE: '/dev/null', HOME: '/tmp' });
   });
 
   it('apt is off unless the operator allows it, and refused for a non-root worker, before anything runs', async () => {

@@ -24,6 +24,7 @@ after(() => fs.rm(base, { recursive: true, force: true }));
 function fakeServices() {
   const requests: Array<RequestView & { hash: string }> = [];
   const services: JobServices = {
+    workspaceProblem: async () => null,
     async findRequest(kind: RequestKind, binding) {
       return requests.filter((r) => r.kind === kind && r.hash === callHash(kind, binding)).at(-1);
     },

@@ -24,12 +24,13 @@ after(async () => fs.rm(base, { recursive: true, force: true }));
 
 type Child = { id: string; status: string; summary: string | null; instruction: string };
 
-function fakeServices(opts: { children?: Child[]; requests?: RequestView[] } = {}) {
+function fakeServices(opts: { children?: Child[]; requests?: RequestView[]; workspaceProblem?: string } = {}) {
   const spawned: SpawnInput[] = [];
   const created: RequestView[] = [];
   let captchaSpace: string | null = null;
   const requests = opts.requests ?? [];
   const services: JobServices = {
+    workspaceProblem: async () => opts.workspaceProblem ?? null,
     findRequest: async (kind) => [...requests, ...created].find((r) => r.kind === kind),
     async createRequest(req) {
       const view: RequestView = {
@@ -123,6 +124,16 @@ describe('SpinOffTask', () => {
     const unknown = await executeTool(spinOffTaskTool, JSON.stringify({ instruction: 'x', piece: 'nope' }), ctx(f.services));
     assert.equal(unknown.isError, true);
     assert.match(unknown.content, /unknown piece "nope"/);
+    assert.equal(f.spawned.length, 0);
+  });
+
+  it('a workspace outside the roots is refused before anyone is asked to approve it', async () => {
+    const f = fakeServices({ workspaceProblem: 'workspace "/etc" is not inside a workspace root' });
+    const out = await executeTool(spinOffTaskTool, JSON.stringify({ instruction: 'x', workspace: '/etc' }), ctx(f.services));
+    assert.equal(out.isError, true);
+    assert.match(out.content, /Not started: workspace "\/etc" is not inside a workspace root/);
+    assert.equal(out.park, undefined);
+    assert.equal(f.created.length, 0);
     assert.equal(f.spawned.length, 0);
   });
 
