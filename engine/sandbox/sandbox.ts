@@ -5,14 +5,15 @@
 // the host's loopback. The PID namespace is what makes "every process is gone when the call returns"
 // hold: when the command exits, times out or is cancelled, its namespace's init dies and the kernel
 // kills whatever is left, background, setsid and double fork included.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { constants, lstatSync, readlinkSync } from 'node:fs';
 import { mkdtemp, open, readlink, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { buildBwrapArgs, withLimits, type HostEntry, type ResourceLimits } from './bwrap-args.js';
-import { CappedOutput } from './capped-output.js';
-import { createPidsCgroup, type PidsCgroup } from './pids-cgroup.js';
+import type { CappedOutput } from './capped-output.js';
+import { createPidsCgroup } from './pids-cgroup.js';
+import { FD, NETWORK_GATE, runProcess } from './process-runner.js';
+import { SandboxNetworkRefusedError, SandboxUnavailableError, SandboxWorkspaceError } from './sandbox-errors.js';
 import { buildSandboxEnv, SANDBOX_PATH } from './sandbox-env.js';
 import { probeBwrap } from './sandbox-probe.js';
 import { SLIRP_DNS, startUserNet } from './user-net.js';
@@ -66,21 +67,7 @@ export interface SandboxResult {
   durationMs: number;
 }
 
-export class SandboxUnavailableError extends Error {
-  override name = 'SandboxUnavailableError';
-}
-
-export class SandboxNetworkRefusedError extends Error {
-  override name = 'SandboxNetworkRefusedError';
-}
-
-/** The workspace path no longer leads to the workspace (a symlink was swapped in for it). */
-export class SandboxWorkspaceError extends Error {
-  override name = 'SandboxWorkspaceError';
-}
-
-/** Where the workspace's descriptor sits in bwrap's fd table (3 and 4 are the start handshake). */
-const WORKSPACE_FD = 5;
+export { SandboxNetworkRefusedError, SandboxUnavailableError, SandboxWorkspaceError };
 
 /** Opens the workspace without following a final symlink and checks the kernel agrees where it is. */
 async function openWorkspace(workspace: string): Promise<FileHandle> {
@@ -98,8 +85,6 @@ async function openWorkspace(workspace: string): Promise<FileHandle> {
   return fh;
 }
 
-/** After the main process exits, how long stray pipe holders may keep output open ('none' mode). */
-const PIPE_GRACE_MS = 500;
 
 function hostEntry(p: string): HostEntry {
   try {
@@ -147,14 +132,17 @@ export class Sandbox {
         roFiles.push({ host: path.join(tmp, 'resolv.conf'), inside: '/etc/resolv.conf' });
       }
       const handshake = cgroup !== null || network === 'outside';
+      // With a network, the command itself waits until slirp4netns is attached: bwrap sets up the
+      // namespace's loopback after it reports its pid, and the two must not configure it at once.
+      const inner = network === 'outside' ? ['sh', '-c', NETWORK_GATE, 'maestro-sandbox', ...argv] : argv;
       const args = buildBwrapArgs(
         {
           workspace: spec.workspace,
-          workspaceFd: WORKSPACE_FD,
+          workspaceFd: FD.workspace,
           cwd,
           readOnlyWorkspace: spec.readOnlyWorkspace ?? false,
           env,
-          argv,
+          argv: inner,
           roFiles,
           handshake,
         },
@@ -166,7 +154,14 @@ export class Sandbox {
         env: { PATH: SANDBOX_PATH },
         detached: false,
         workspaceFd: dir.fd,
-        handshake: handshake ? (pid) => prepare(pid, cgroup, network) : undefined,
+        handshake: handshake
+          ? {
+              created: async (pid) => {
+                await cgroup?.add(pid);
+              },
+              ready: network === 'outside' ? async (pid) => (await startUserNet(pid)).stop : undefined,
+            }
+          : undefined,
       });
     } finally {
       await dir.close();
@@ -176,109 +171,3 @@ export class Sandbox {
   }
 }
 
-/** Runs between the sandbox's creation and its command's start: limits and network first. */
-async function prepare(pid: number, cgroup: PidsCgroup | null, network: 'none' | 'outside'): Promise<() => void> {
-  await cgroup?.add(pid);
-  if (network !== 'outside') return () => undefined;
-  const net = await startUserNet(pid);
-  return net.stop;
-}
-
-interface ProcessOptions extends SandboxRunSpec {
-  cwd: string;
-  env: Record<string, string>;
-  detached: boolean;
-  /** Passed to the child at WORKSPACE_FD (bwrap binds it). */
-  workspaceFd?: number;
-  /** With the bwrap handshake: called with the sandbox's pid before its command may start. */
-  handshake?: (pid: number) => Promise<() => void>;
-}
-
-function runProcess(file: string, args: string[], o: ProcessOptions): Promise<SandboxResult> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const stdout = new CappedOutput(o.outputCapBytes);
-    const stderr = o.mergeStderr ? stdout : new CappedOutput(o.outputCapBytes);
-    const stdio: Array<'pipe' | 'ignore' | number> = [o.stdin !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'];
-    if (o.handshake || o.workspaceFd !== undefined) stdio.push(o.handshake ? 'pipe' : 'ignore', o.handshake ? 'pipe' : 'ignore');
-    if (o.workspaceFd !== undefined) stdio.push(o.workspaceFd);
-    const child: ChildProcess = spawn(file, args, { cwd: o.cwd, env: o.env, detached: o.detached, stdio });
-    let stoppedBy: SandboxResult['stoppedBy'] = null;
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-    let settled = false;
-    let cleanup: () => void = () => undefined;
-    const kill = () => {
-      try {
-        // bwrap: SIGKILL to bwrap takes its PID namespace down with it (--die-with-parent).
-        // none: the process group is as far as an unsandboxed kill reaches.
-        if (child.pid !== undefined) process.kill(o.detached ? -child.pid : child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
-    const stop = (why: NonNullable<SandboxResult['stoppedBy']>) => {
-      if (stoppedBy !== null || exit !== null) return;
-      stoppedBy = why;
-      kill();
-    };
-    const finish = (err?: Error) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      o.signal?.removeEventListener('abort', onAbort);
-      if (o.detached) kill(); // 'none': whatever the command left in its group goes too
-      cleanup();
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      if (err) reject(err);
-      else resolve({ code: exit?.code ?? null, signal: exit?.signal ?? null, stoppedBy, stdout, stderr, durationMs: Date.now() - started });
-    };
-    child.stdout?.on('data', (c: Buffer) => {
-      stdout.push(c);
-      if (o.onStdout?.(c) === false) stop('output');
-    });
-    child.stderr?.on('data', (c: Buffer) => stderr.push(c));
-    child.once('error', (err) => finish(new SandboxUnavailableError(`cannot start ${file}: ${err.message}`, { cause: err })));
-    child.once('exit', (code, signal) => {
-      exit = { code, signal };
-      setTimeout(() => finish(), PIPE_GRACE_MS).unref();
-    });
-    child.once('close', () => finish());
-    const timer = setTimeout(() => stop('timeout'), o.timeoutMs);
-    const onAbort = () => stop('abort');
-    if (o.signal?.aborted) stop('abort');
-    else o.signal?.addEventListener('abort', onAbort, { once: true });
-    if (o.stdin !== undefined) child.stdin?.end(o.stdin);
-    if (o.handshake) {
-      handshake(child, o.handshake).then(
-        (c) => {
-          cleanup = c;
-          if (settled) c();
-        },
-        (err: Error) => {
-          kill();
-          // Stopped while it was being set up: an ordinary timeout or cancel, not a broken sandbox.
-          finish(stoppedBy === null ? err : undefined);
-        },
-      );
-    }
-  });
-}
-
-/** Reads the sandbox's pid from bwrap's info fd, prepares, then lets the command start. */
-async function handshake(child: ChildProcess, prepareFn: (pid: number) => Promise<() => void>): Promise<() => void> {
-  const info = child.stdio[3] as NodeJS.ReadableStream;
-  const block = child.stdio[4] as NodeJS.WritableStream;
-  const pid = await new Promise<number>((resolve, reject) => {
-    let text = '';
-    info.on('data', (b: Buffer) => {
-      text += b.toString('utf8');
-      const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
-      if (m) resolve(Number(m[1]));
-    });
-    info.once('end', () => reject(new SandboxUnavailableError(`bwrap ended before the sandbox started: ${text.slice(0, 200)}`)));
-  });
-  const cleanup = await prepareFn(pid);
-  block.write('1');
-  return cleanup;
-}

@@ -16,6 +16,7 @@ export async function startUserNet(pid: number, timeoutMs = 10_000): Promise<{ s
     ['--configure', '--mtu=65520', '--disable-host-loopback', '--enable-sandbox', '--ready-fd', '3', String(pid), 'tap0'],
     { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] },
   );
+  for (const s of child.stdio.slice(2)) (s as NodeJS.ReadableStream | null)?.on('error', () => undefined);
   let stderr = '';
   child.stderr?.on('data', (b: Buffer) => (stderr = (stderr + b.toString('utf8')).slice(-2000)));
   await new Promise<void>((resolve, reject) => {

@@ -120,6 +120,18 @@ describe('Bash in the sandbox', () => {
     assert.deepEqual(await hostProcessesWith(`sleep ${marker}`), [], 'after cancel');
   });
 
+  it('cannot take the worker down through the descriptors it inherits from bwrap', async () => {
+    for (const network of [false, true]) {
+      const out = await run(
+        'for fd in 3 4 5 6 7 8; do { echo \'{"child-pid": 1}\' >&$fd; head -c 2000000 /dev/zero >&$fd; exec {fd}>&-; } 2>/dev/null; done; echo survived',
+        { sandbox: { network, env: {} } },
+      );
+      assert.match(out.content, /^exit code: 0\nsurvived/, `network=${network}: ${out.content}`);
+    }
+    const after = await run('echo still-fine');
+    assert.match(after.content, /still-fine/);
+  });
+
   it('is held to its process, file-size and CPU limits', async () => {
     configureSandbox({ ...loadConfig({ ...process.env, MAESTRO_SANDBOX: 'bwrap' }).sandbox, limits: { cpuSeconds: 1, memoryBytes: 512 * 1024 * 1024, processes: 32, fileBytes: 1024 * 1024, openFiles: 256 } });
     try {
