@@ -24,6 +24,31 @@ export interface PieceClaim {
   pieceHash?: string;
   /** Only from histories recorded before this change: hashed and compared, never run. */
   piece?: Piece;
+  /** Where a continued run picks up: checked against the row (counters never go back). */
+  resume?: { movement: string; movementCount: number; asks: number; askDeflections: number };
+}
+
+const count = (n: unknown) => typeof n === 'number' && Number.isInteger(n) && n >= 0;
+
+/**
+ * A run without resume state is a job's first: its row is still queued. A continued run's state
+ * must name a movement of the piece and may not count fewer movements than the row has seen, so a
+ * workflow restarted by hand with a forged resume can neither reset max_movements nor max_asks'
+ * bound on spend, nor start outside the piece.
+ */
+function checkResume(claim: PieceClaim, record: JobPieceRecord): void {
+  const r = claim.resume;
+  if (r === undefined) {
+    if (record.status !== 'queued' || record.movementCount !== 0) {
+      throw refusal(`job ${claim.jobId} has started already (${record.status}, ${record.movementCount} movements); a new run must continue it`);
+    }
+    return;
+  }
+  if (!count(r.movementCount) || !count(r.asks) || !count(r.askDeflections)) throw refusal(`the resume state given for job ${claim.jobId} is not valid`);
+  if (!record.piece.movements.some((m) => m.name === r.movement)) throw refusal(`job ${claim.jobId}'s piece has no movement "${r.movement}"`);
+  if (r.movementCount < record.movementCount) {
+    throw refusal(`job ${claim.jobId} has run ${record.movementCount} movements; a run may not resume it at ${r.movementCount}`);
+  }
 }
 
 function callerWorkflowId(): string {
@@ -59,6 +84,13 @@ export async function loadVerifiedPiece(db: Db, claim: PieceClaim): Promise<JobP
   return record;
 }
 
+/** loadVerifiedPiece for the start of a workflow run, whose resume state is checked as well. */
+async function loadForRun(db: Db, claim: PieceClaim): Promise<JobPieceRecord> {
+  const record = await loadVerifiedPiece(db, claim);
+  checkResume(claim, record);
+  return record;
+}
+
 /** Activities that write a job's rows check that the calling workflow is that job's workflow. */
 export async function assertCallerOwnsJob(db: Db, jobId: string): Promise<void> {
   const caller = callerWorkflowId();
@@ -70,7 +102,7 @@ export async function assertCallerOwnsJob(db: Db, jobId: string): Promise<void> 
 export function createLoadJobPiece(db: Db) {
   /** Called once at the start of each workflow run (and after continue-as-new). */
   return async function loadJobPiece(claim: PieceClaim): Promise<{ piece: Piece; pieceHash: string }> {
-    const record = await loadVerifiedPiece(db, claim);
+    const record = await loadForRun(db, claim);
     return { piece: record.piece, pieceHash: record.pieceHash };
   };
 }

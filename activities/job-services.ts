@@ -19,11 +19,11 @@ import {
   setCaptchaSpace,
   setRequestResult,
 } from '../db/repositories/index.js';
-import { resolveWorkspaceInRoots, WorkspaceRootError } from '../api/workspace-policy.js';
+import { resolveWorkspaceInRoots, rootContaining, WorkspaceRootError } from '../api/workspace-policy.js';
 import { resolvePiece } from '../engine/piece/piece-loader.js';
 import type { JobServices, SpawnInput } from '../engine/tools/tool.js';
 import { SubtaskLimitError } from '../engine/tools/spin-off-task.tool.js';
-import { prepareWorkspace } from '../engine/tools/workspace.js';
+import { createWorkspaceBeneath } from '../engine/tools/workspace-create.js';
 import { spawnChildSignal } from '../workflows/definitions.js';
 
 export interface JobServicesDeps {
@@ -92,8 +92,10 @@ async function spawnChild(deps: JobServicesDeps, input: SpawnInput): Promise<{ j
   if (!piece) throw new Error(`job ${job.id} has no piece`);
   const id = randomUUID();
   const requested = input.workspace ? await childWorkspace(deps, input.workspace) : path.join(homePaths(config.home).workspaces, id);
-  // Stored by its real path: every movement checks the path still leads there.
-  const workspace = (await prepareWorkspace(requested)).root;
+  // Made without following links (this job's own Bash may own folders on the way), stored by its
+  // real path: every movement checks the path still leads there.
+  const base = input.workspace ? await rootContaining(requested, config.workspaceRoots) : homePaths(config.home).workspaces;
+  const workspace = await createWorkspaceBeneath(base, requested);
   const child = await insertJob(db, {
     id,
     parentId: job.id,

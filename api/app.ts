@@ -1,6 +1,7 @@
 // The HTTP API app: routes, auth, and one error format for everything that can go wrong.
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Client } from '@temporalio/client';
+import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { MaestroConfig } from '../config/config.js';
 import type { Db } from '../db/database.js';
@@ -31,6 +32,30 @@ export function appHasToken(app: object): boolean | undefined {
   return appTokens.has(app) ? Boolean(appTokens.get(app)) : undefined;
 }
 
+/**
+ * PostgreSQL stores no NUL in text or jsonb, so a string holding one would fail at the insert as a
+ * 500, after a workspace was made: refused up front, for every JSON body (the body is cached, the
+ * route's validator reads it again).
+ */
+const refuseNulInJson: MiddlewareHandler = async (c, next) => {
+  if (/json/i.test(c.req.header('content-type') ?? '')) {
+    const text = await c.req.text();
+    // JSON spells NUL as \u0000 (a raw one is invalid JSON, but look for it anyway).
+    if (text.includes('\\u0000') || text.includes('\0')) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined; // malformed JSON: the validator answers that
+      }
+      if (parsed !== undefined && JSON.stringify(parsed).includes('\\u0000')) {
+        throw new InvalidRequestError('request body: strings must not contain NUL characters (\\u0000)');
+      }
+    }
+  }
+  await next();
+};
+
 export function createApiApp(deps: ApiDeps): OpenAPIHono {
   const app = new OpenAPIHono({
     defaultHook: (result) => {
@@ -59,6 +84,7 @@ export function createApiApp(deps: ApiDeps): OpenAPIHono {
       },
     }),
   );
+  app.use('/api/*', refuseNulInJson);
 
   registerMetaRoutes(app);
   registerJobRoutes(app, deps);

@@ -1,7 +1,6 @@
 // What the API does beyond validation: submitting jobs and delivering comments.
 // Order matters in both: Postgres first, then Temporal, so nothing is lost when Temporal is slow or down.
 import { randomUUID } from 'node:crypto';
-import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -18,9 +17,9 @@ import { addComment, addEvent, getJob, insertJob, updateJobState } from '../db/r
 import { parsePiece, resolvePiece } from '../engine/piece/piece-loader.js';
 import { hashPiece } from '../engine/piece/piece-hash.js';
 import type { JobWorkflowInput } from '../workflows/definitions.js';
-import { prepareWorkspace } from '../engine/tools/workspace.js';
+import { createWorkspaceBeneath } from '../engine/tools/workspace-create.js';
 import { ApiError, InvalidRequestError, NotFoundError, WorkflowStartError } from './errors.js';
-import { resolveWorkspaceInRoots } from './workspace-policy.js';
+import { resolveWorkspaceInRoots, rootContaining } from './workspace-policy.js';
 
 /** Comments a person may add to one job; past it the job is being flooded, not talked to. */
 export const MAX_USER_COMMENTS_PER_JOB = 1000;
@@ -80,9 +79,10 @@ export async function submitJob(deps: JobServiceDeps, input: SubmitJobInput): Pr
     : path.join(homePaths(config.home).workspaces, id);
   let workspacePath: string;
   try {
-    await createDirectories(workspaceDir);
-    // Stored by its real path: every movement checks the path still leads there.
-    workspacePath = (await prepareWorkspace(workspaceDir)).root;
+    // Made level by level beneath its root without following links: a folder on the way may belong
+    // to another job, whose Bash could swap in a symlink between the check above and the mkdir.
+    const base = input.workspace ? await rootContaining(workspaceDir, config.workspaceRoots) : homePaths(config.home).workspaces;
+    workspacePath = await createWorkspaceBeneath(base, workspaceDir);
   } catch (err) {
     throw new ApiError(400, 'invalid_workspace', `workspace: cannot prepare ${workspaceDir}: ${(err as Error).message}`, undefined, { cause: err });
   }
@@ -121,34 +121,6 @@ export async function submitJob(deps: JobServiceDeps, input: SubmitJobInput): Pr
     throw new WorkflowStartError(`job ${id} failed to start: ${why}`, { cause: err });
   }
   return job;
-}
-
-/**
- * mkdir -p, one level at a time. Node's recursive mkdir never returns for some paths a client may
- * send (e.g. under /proc, where mkdir answers ENOENT for a parent that exists), so the recursive
- * call in prepareWorkspace only runs once the folder exists.
- */
-async function createDirectories(dir: string): Promise<void> {
-  const missing: string[] = [];
-  let cur = dir;
-  for (;;) {
-    try {
-      const st = await stat(cur);
-      if (!st.isDirectory()) throw new Error(`${cur} is not a directory`);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      missing.unshift(cur);
-      const parent = path.dirname(cur);
-      if (parent === cur) break;
-      cur = parent;
-    }
-  }
-  for (const d of missing) {
-    await mkdir(d).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw err;
-    });
-  }
 }
 
 // The client's ServiceError says only "Failed to start Workflow"; the gRPC cause says why.

@@ -59,3 +59,12 @@ export async function resolveWorkspaceInRoots(
   }
   return real;
 }
+
+/** The workspace root `dir` (a path resolveWorkspaceInRoots returned) lies in, by its real path. */
+export async function rootContaining(dir: string, roots: readonly string[]): Promise<string> {
+  for (const r of roots) {
+    const real = await realpathOfDeepest(path.resolve(r));
+    if (isStrictlyInside(real, dir)) return real;
+  }
+  throw new WorkspaceRootError(dir, 'is not inside a workspace root');
+}

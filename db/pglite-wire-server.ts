@@ -88,6 +88,8 @@ type Phase = 'startup' | 'sasl-initial' | 'sasl-final' | 'ready' | 'closed';
 class WireConnection {
   private buffer = Buffer.alloc(0);
   private phase: Phase = 'startup';
+  private chunks: Buffer[] = [];
+  private chunkBytes = 0;
   private work: Promise<void> = Promise.resolve();
   private startupMessage: Buffer | undefined;
   private user = '';
@@ -109,7 +111,8 @@ class WireConnection {
     socket.on('data', (chunk) => {
       if (this.phase === 'closed') return;
       this.clearIdleTimer();
-      this.buffer = Buffer.concat([this.buffer, chunk]);
+      this.chunks.push(chunk);
+      this.chunkBytes += chunk.length;
       this.work = this.work.then(() => this.drain());
     });
     socket.on('error', () => void this.shutdown());
@@ -160,14 +163,28 @@ class WireConnection {
     }
   }
 
+  /**
+   * Whether `n` bytes have arrived; the chunks are joined only then, so a large message costs one
+   * copy, not one per chunk.
+   */
+  private have(n: number): boolean {
+    if (this.buffer.length >= n) return true;
+    if (this.buffer.length + this.chunkBytes < n) return false;
+    this.buffer = Buffer.concat([this.buffer, ...this.chunks]);
+    this.chunks = [];
+    this.chunkBytes = 0;
+    return true;
+  }
+
   /** The next complete message, or undefined until more bytes arrive. */
   private nextMessage(): Buffer | undefined {
     const untyped = this.phase === 'startup';
     const header = untyped ? 4 : 5;
-    if (this.buffer.length < header) return undefined;
+    if (!this.have(header)) return undefined;
     const length = untyped ? this.buffer.readInt32BE(0) : this.buffer.readInt32BE(1) + 1;
-    if (length < header || (untyped && length > MAX_STARTUP_LENGTH)) throw new ProtocolError('invalid message length');
-    if (this.buffer.length < length) return undefined;
+    // Until the client has authenticated, no message may be large: it must not make us buffer.
+    if (length < header || (this.phase !== 'ready' && length > MAX_STARTUP_LENGTH)) throw new ProtocolError('invalid message length');
+    if (!this.have(length)) return undefined;
     const message = this.buffer.subarray(0, length);
     this.buffer = this.buffer.subarray(length);
     return message;

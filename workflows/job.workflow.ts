@@ -79,7 +79,8 @@ async function loadPiece(input: JobWorkflowInput | LegacyJobWorkflowInput): Prom
     try {
       // A run continued from an old-shape run has no hash yet: its piece copy is the claim checked.
       const claim = input.pieceHash !== undefined ? { pieceHash: input.pieceHash } : { piece: input.piece };
-      const loaded = await loadJobPiece({ jobId: input.jobId, ...claim });
+      // The resume state is checked too: a restarted run must not reset the job's counters.
+      const loaded = await loadJobPiece({ jobId: input.jobId, ...claim, resume: input.resume });
       return { piece: loaded.piece, claim: { pieceHash: loaded.pieceHash } };
     } catch (err) {
       if (isCancellation(err)) throw err;

@@ -100,12 +100,13 @@ export interface JobPieceRecord {
   workflowId: string;
   parentId: string | null;
   status: JobStatus;
+  movementCount: number;
 }
 
 export async function getJobPieceRecord(db: Db, id: string): Promise<JobPieceRecord | undefined> {
   const row = await db
     .selectFrom('jobs')
-    .select(['piece', 'piece_hash', 'piece_name', 'workflow_id', 'parent_id', 'status'])
+    .select(['piece', 'piece_hash', 'piece_name', 'workflow_id', 'parent_id', 'status', 'movement_count'])
     .where('id', '=', id)
     .executeTakeFirst();
   return (
@@ -116,6 +117,7 @@ export async function getJobPieceRecord(db: Db, id: string): Promise<JobPieceRec
       workflowId: row.workflow_id,
       parentId: row.parent_id,
       status: row.status as JobStatus,
+      movementCount: row.movement_count,
     }
   );
 }

@@ -87,21 +87,23 @@ export function checkPiece(
   const doc = parseDocument(text, {
     keepSourceTokens: true,
     lineCounter,
-    prettyErrors: true,
+    // Not prettyErrors: it re-scans the source line for each error, quadratic on one long line.
+    prettyErrors: false,
     uniqueKeys: true,
     // Warnings (e.g. collection keys) go to the process log: a caller must not be able to fill it.
     logLevel: 'error',
   });
   if (doc.errors.length > 0) {
     // After a syntax error the tree is a guess; shape errors found in it would only mislead.
-    const issues = doc.errors.map((e) => ({
+    // Only the errors that will be reported are located (locating one walks the document).
+    const located = doc.errors.slice(0, MAX_PIECE_ISSUES).map((e) => ({
       file,
-      line: syntaxErrorLine(doc, lineCounter, text, e.pos[0]) ?? e.linePos?.[0].line ?? null,
+      line: syntaxErrorLine(doc, lineCounter, text, e.pos[0]) ?? lineCounter.linePos(e.pos[0]).line,
       movement: null,
       field: null,
       message: `YAML syntax error: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
     }));
-    return { piece: null, issues: capIssues(issues, file) };
+    return { piece: null, issues: capIssues(located, file, doc.errors.length - located.length) };
   }
   let raw: unknown;
   try {
@@ -127,6 +129,9 @@ export function checkPiece(
     field: fieldOf(p),
     message,
   });
+  // PostgreSQL stores no NUL in text or jsonb: refused here with its line, not as a failed insert.
+  const nul = pathOfNul(raw);
+  if (nul) return { piece: null, issues: [issue(nul, 'contains a NUL character (\\0), which a piece may not hold')] };
 
   // Locating an issue walks the document, so only the issues that will be reported are located.
   const issues: PieceIssue[] = [];
@@ -157,6 +162,26 @@ function limitIssue(file: string, v: YamlLimitViolation): PieceIssue {
 }
 
 /** At most MAX_PIECE_ISSUES issues with short messages, and one more saying how many were left out. */
+/** Where in parsed YAML a key or string holds a NUL character, or null. */
+function pathOfNul(v: unknown, at: PiecePath = []): PiecePath | null {
+  if (typeof v === 'string') return v.includes('\0') ? at : null;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const found = pathOfNul(v[i], [...at, i]);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (v !== null && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      if (k.includes('\0')) return [...at, k];
+      const found = pathOfNul(x, [...at, k]);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
 export function capIssues(issues: PieceIssue[], file: string, alreadyDropped = 0): PieceIssue[] {
   const kept = issues.slice(0, MAX_PIECE_ISSUES).map((i) => ({
     ...i,

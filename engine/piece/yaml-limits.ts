@@ -107,6 +107,10 @@ export function checkYamlLimits(text: string, limits: YamlLimits = DEFAULT_YAML_
     if (tok === ':' || tok === ',' || c0 === '%' || c0 === '!' || c0 === '&' || c0 === '|' || c0 === '>') continue;
     if (tok === '}' || tok === ']') {
       flow = Math.max(0, flow - 1);
+      // Counted like nodes: each unmatched one is a syntax error the parser must report.
+      nodes++;
+      const v = tooManyNodes(nodes, limits, tokenLine);
+      if (v) return v;
       continue;
     }
     if (tok === '[' || tok === '{') {

@@ -336,11 +336,14 @@ export class Workspace {
   }
 }
 
-/** Creates the workspace layout a job expects: input/ (given files), output/ (deliverables), logs/. */
+/** The folders every workspace has: input/ (given files), output/ (deliverables), logs/. */
+export const WORKSPACE_LAYOUT = ['input', 'output', 'logs'] as const;
+
+/** Creates the workspace layout a job expects (new workspaces: createWorkspaceBeneath). */
 export async function prepareWorkspace(dir: string): Promise<Workspace> {
   const root = path.resolve(dir);
   await fs.mkdir(root, { recursive: true });
-  await Promise.all(['input', 'output', 'logs'].map((d) => fs.mkdir(path.join(root, d), { recursive: true })));
+  await Promise.all(WORKSPACE_LAYOUT.map((d) => fs.mkdir(path.join(root, d), { recursive: true })));
   return new Workspace(root);
 }
 

@@ -206,6 +206,25 @@ describe('maestro api against a hostile caller', () => {
     await stillHealthy();
   });
 
+  it('refuses NUL characters and syntax-error floods quickly, creating nothing', async () => {
+    const before = await readdir(path.join(home, 'workspaces'));
+    for (const body of [{ piece: 'chat', instruction: 'a\u0000b' }, { pieceYaml: 'name: p\u0000', instruction: 'x' }]) {
+      expectError(await postJson('/api/jobs', body), 400, 'invalid_request');
+    }
+    // A NUL written as a YAML escape only appears once parsed: refused with its line.
+    const escaped = 'name: p\ninitial_movement: a\nsystem_prompt: "s\\0"\nmovements:\n  - name: a\n    instruction: i\n';
+    const e = expectError(await postJson('/api/jobs', { pieceYaml: escaped, instruction: 'x' }), 422, 'invalid_piece');
+    assert.match(e.message, /pieceYaml:3: .*NUL character/);
+    for (const yaml of ['a: b\n' + ']'.repeat(150_000), 'a: b\n' + ']'.repeat(4_000), `a: "${'\\x'.repeat(60_000)}"`]) {
+      const t0 = Date.now();
+      const res = await postJson('/api/pieces/lint', { yaml });
+      assert.ok(res.status === 200 || res.status === 422, `lint answered ${res.status}`);
+      assert.ok(Date.now() - t0 < 2_000, `answered in ${Date.now() - t0} ms`);
+    }
+    assert.deepEqual(await readdir(path.join(home, 'workspaces')), before);
+    await stillHealthy();
+  });
+
   it('refuses oversized bodies and fields', async () => {
     const huge = Buffer.alloc(3 * 1024 * 1024, 'a');
     expectError(await send('POST', '/api/jobs', { body: Buffer.concat([Buffer.from('{"instruction":"'), huge, Buffer.from('"}')]) }), 413, 'payload_too_large');
@@ -220,8 +239,9 @@ describe('maestro api against a hostile caller', () => {
     const before = await readdir(path.join(home, 'workspaces'));
     for (const workspace of ['/', '/etc', '/etc/maestro-hostile', '../elsewhere', `${home}/workspaces/../x`, path.join(home, 'workspaces'), path.join(home, 'workspaces', 'escape', 'job'), `${home}/workspaces/a\u0000b`, `${home}/workspaces/${'x'.repeat(5000)}`]) {
       const res = await postJson('/api/jobs', { piece: 'chat', instruction: 'x', workspace });
-      // The overlong one is refused by the schema (400 invalid_request) before the roots are asked.
-      expectError(res, 400, workspace.length > 4096 ? 'invalid_request' : 'invalid_workspace');
+      // The overlong one is refused by the schema and the NUL by the body check (400 invalid_request)
+      // before the roots are asked.
+      expectError(res, 400, workspace.length > 4096 || workspace.includes('\u0000') ? 'invalid_request' : 'invalid_workspace');
     }
     assert.deepEqual(await readdir(path.join(home, 'workspaces')), before);
     assert.deepEqual((await readdir(outside)).sort(), ['piece.yaml'], 'nothing was created through the symlink');

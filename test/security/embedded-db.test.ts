@@ -135,6 +135,28 @@ describe('embedded database: misbehaving clients do not stall the others', () =>
       socket.destroy();
     }
   });
+
+  it('drops an unauthenticated client that announces a huge message, before buffering it', async () => {
+    const { hostname: host, port } = new URL(server.url);
+    const socket = net.connect({ host, port: Number(port) });
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    // The server's FIN after its 08P01 error: it hangs up without reading the announced body.
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    const closed = new Promise<void>((r) => socket.once('end', () => r()));
+    socket.on('error', () => undefined);
+    socket.write(startupMessage());
+    // A SASL response ('p') claiming almost 2 GiB, then a stream of bytes to fill it.
+    const header = Buffer.alloc(5);
+    header.write('p', 0);
+    header.writeInt32BE(0x7ffffff0, 1);
+    socket.write(header);
+    for (let i = 0; i < 8 && !socket.destroyed; i++) socket.write(Buffer.alloc(1024 * 1024));
+    await within(DEADLINE_MS, 'the server closing the connection', closed);
+    assert.match(answer, /08P01.*invalid message length/s);
+    socket.destroy();
+    await servedWithinDeadline('a query after the oversized announcement');
+  });
 });
 
 describe('embedded database: scheduler and password file', () => {

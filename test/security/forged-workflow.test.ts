@@ -152,6 +152,43 @@ describe('forged job workflows', () => {
     }
   });
 
+  test('(e) a parked job restarted by hand: a forged resume that resets its counters is refused; a true one continues', async () => {
+    const job = await stack.submit({ piece: 'chat', instruction: 'park on a question, then finish' });
+    await waitFor(async () => (await getJob(stack.db, job.id))?.status === 'waiting_human', { timeoutMs: 20_000, message: 'job parks' });
+    const parked = (await getJob(stack.db, job.id))!;
+    assert.ok(parked.movementCount >= 1);
+    const restart = async (resume?: JobWorkflowInput['resume']) => {
+      const before = stack.llm.requests.length;
+      const handle = await stack.client.workflow.start('jobWorkflow', {
+        taskQueue: stack.config.temporal.taskQueue,
+        workflowId: job.workflowId,
+        workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+        args: [{ jobId: job.id, pieceHash: hashPiece(chat), resume } satisfies JobWorkflowInput],
+      });
+      return { handle, before };
+    };
+    for (const resume of [
+      undefined,
+      { movement: 'chat', movementCount: -1_000_000, asks: -1_000_000, askDeflections: 0 },
+      { movement: 'chat', movementCount: 0, asks: 0, askDeflections: 0 },
+      { movement: 'not-a-movement', movementCount: parked.movementCount, asks: 0, askDeflections: 0 },
+    ]) {
+      const { handle, before } = await restart(resume);
+      const err = await handle.result().then(
+        () => assert.fail('the forged run completed'),
+        (e: unknown) => e as WorkflowFailedError,
+      );
+      assert.match(String(err.cause?.message), /refused/, JSON.stringify(resume));
+      assert.equal(stack.llm.requests.length, before, `no LLM request for ${JSON.stringify(resume)}`);
+      assert.equal((await getJob(stack.db, job.id))?.movementCount, parked.movementCount, 'the counters are as they were');
+    }
+    // What continue-as-new itself passes (the counters as they are) is accepted: the job goes on.
+    await addComment(stack.db, { jobId: job.id, author: 'user', body: 'the answer is 42' });
+    const { handle } = await restart({ movement: 'chat', movementCount: parked.movementCount, asks: 1, askDeflections: 0 });
+    const result = await handle.result();
+    assert.equal(result.status, 'completed');
+  });
+
   /** Activities of one type in a workflow's history, by outcome. */
   async function activities(handle: WorkflowHandle, type: string, outcome: 'failed' | 'completed') {
     const events = (await handle.fetchHistory()).events ?? [];
