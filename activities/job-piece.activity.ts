@@ -2,20 +2,21 @@
 // and a workflow gets it only when it is that job's workflow and names the stored piece's hash.
 // Anyone who can reach Temporal can start a jobWorkflow with input of their choosing; these checks
 // are what makes such a workflow run nothing (no LLM request, no tool, no write to the job's row).
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { type ApplicationFailure, Context } from '@temporalio/activity';
+import { NonRetryableError } from '../core/errors.js';
 import { TERMINAL_STATUSES, type Piece } from '../core/types.js';
 import type { Db } from '../db/database.js';
 import { getJob, getJobPieceRecord, type JobPieceRecord } from '../db/repositories/index.js';
 import { hashPiece } from '../engine/piece/piece-hash.js';
+import { nonRetryableFailure } from './errors.js';
 
-export class JobPieceRefusedError extends Error {
+/** A refusal is final: retrying the same forged input cannot succeed. */
+export class JobPieceRefusedError extends NonRetryableError {
   override name = 'JobPieceRefusedError';
 }
 
-/** A refusal is final: retrying the same forged input cannot succeed. */
 export function refusal(message: string): ApplicationFailure {
-  const err = new JobPieceRefusedError(message);
-  return ApplicationFailure.create({ message, type: err.name, nonRetryable: true, cause: err });
+  return nonRetryableFailure(new JobPieceRefusedError(message));
 }
 
 /** What a caller claims: the hash (new inputs), or the piece of a history recorded before piece-by-id. */

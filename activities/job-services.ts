@@ -19,12 +19,12 @@ import {
   setCaptchaSpace,
   setRequestResult,
 } from '../db/repositories/index.js';
-import { resolveWorkspaceInRoots, rootContaining, WorkspaceRootError } from '../api/workspace-policy.js';
+import { resolveWorkspaceInRoots, rootContaining, WorkspaceRootError } from '../config/workspace-policy.js';
 import { resolvePiece } from '../engine/piece/piece-loader.js';
 import type { JobServices, SpawnInput } from '../engine/tools/tool.js';
 import { SubtaskLimitError } from '../engine/tools/spin-off-task.tool.js';
 import { createWorkspaceBeneath } from '../engine/tools/workspace-create.js';
-import { spawnChildSignal } from '../workflows/definitions.js';
+import { spawnChildSignal } from '../core/job-workflow-contract.js';
 
 export interface JobServicesDeps {
   db: Db;

@@ -11,6 +11,7 @@ import {
   finishMovementRun,
   markMovementRunCancelled,
   getJob,
+  JobNotFoundError,
   startMovementRun,
   updateJobState,
 } from '../db/repositories/index.js';
@@ -23,7 +24,7 @@ import type { LlmClient } from '../engine/llm-client.js';
 import { prepareWorkspace } from '../engine/tools/workspace.js';
 import { createCheckpointer } from './movement-checkpointer.js';
 import { buildMovementUserPrompt, recordMovementHandoff } from './movement-context.js';
-import { JobNotFoundError, MovementNotFoundError, toActivityFailure, WorkspaceMovedError } from './errors.js';
+import { MovementNotFoundError, toActivityFailure, WorkspaceMovedError } from './errors.js';
 import { loadVerifiedPiece } from './job-piece.activity.js';
 
 export interface RunMovementInput extends MovementInput {
@@ -63,7 +64,7 @@ export function createRunMovement(deps: Deps) {
       // (or, from histories recorded before piece-by-id, carries a copy that is hashed and compared).
       const { piece } = await loadVerifiedPiece(db, { jobId, pieceHash: input.pieceHash, piece: input.piece });
       const job = await getJob(db, jobId);
-      if (!job) throw new JobNotFoundError(`job ${jobId} does not exist`);
+      if (!job) throw new JobNotFoundError(jobId);
       const movement = piece.movements.find((m) => m.name === input.movement);
       if (!movement) throw new MovementNotFoundError(`piece "${piece.name}" has no movement "${input.movement}"`);
 
@@ -91,8 +92,9 @@ export function createRunMovement(deps: Deps) {
           workspace,
           contextWindow: deps.config.llm.contextWindow,
           // Half the heartbeat timeout: a silent model is still heartbeated (so a cancel gets through),
-          // a stalled one stops being heartbeated and the timeout retries it from the checkpoint.
-          llmStallMs: (deps.config.heartbeatTimeoutSeconds * 1000) / 2,
+          // a stalled one stops being heartbeated and the timeout retries it from the checkpoint. The
+          // timeout is this attempt's own (frozen in the job at submission), not this worker's setting.
+          llmStallMs: (ctx.info.heartbeatTimeoutMs ?? deps.config.heartbeatTimeoutSeconds * 1000) / 2,
         },
         {
           llm: deps.getLlm(),

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
-import { replySignal } from '../workflows/definitions.js';
+import { replySignal } from '../core/job-workflow-contract.js';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { MaestroConfig } from '../config/config.js';
 import { homePaths } from '../config/config.js';
@@ -16,10 +16,10 @@ import type { CommentView } from '../db/repositories/index.js';
 import { addComment, addEvent, getJob, insertJob, updateJobState } from '../db/repositories/index.js';
 import { parsePiece, resolvePiece } from '../engine/piece/piece-loader.js';
 import { hashPiece } from '../engine/piece/piece-hash.js';
-import type { JobWorkflowInput } from '../workflows/definitions.js';
+import type { JobWorkflowInput } from '../core/job-workflow-contract.js';
 import { createWorkspaceBeneath } from '../engine/tools/workspace-create.js';
 import { ApiError, InvalidRequestError, NotFoundError, WorkflowStartError } from './errors.js';
-import { resolveWorkspaceInRoots, rootContaining } from './workspace-policy.js';
+import { resolveWorkspaceInRoots, rootContaining } from '../config/workspace-policy.js';
 
 /** Comments a person may add to one job; past it the job is being flooded, not talked to. */
 export const MAX_USER_COMMENTS_PER_JOB = 1000;

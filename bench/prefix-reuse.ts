@@ -10,9 +10,9 @@ import { loadConfig } from '../config/config.js';
 import { startStack } from '../infra/stack.js';
 import { ensureTemporalCli } from '../infra/temporal-cli.js';
 import { startTemporalDevServer } from '../infra/temporal-dev-server.js';
-import { DEMO_INSTRUCTION, straightDemoModel } from '../scripts/demo-model.js';
-import { currentMovementOf } from '../test/fixtures/movement-script.js';
-import { startScriptedLlmServer } from '../test/fixtures/scripted-llm-server.js';
+import { DEMO_INSTRUCTION, straightDemoModel } from '../dev/demo-model.js';
+import { currentMovementOf } from '../dev/movement-script.js';
+import { startScriptedLlmServer } from '../dev/scripted-llm-server.js';
 import { comparePrefix, differenceAfterJobContext, naiveOrdering, type RecordedChat } from './prompt-prefix.js';
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;

@@ -19,7 +19,7 @@ import { getFreePort } from '../infra/ports.js';
 import { startStack } from '../infra/stack.js';
 import { ensureTemporalCli } from '../infra/temporal-cli.js';
 import { startTemporalDevServer } from '../infra/temporal-dev-server.js';
-import { startScriptedLlmServer, type RecordedRequest, type ScriptedResponse } from '../test/fixtures/scripted-llm-server.js';
+import { startScriptedLlmServer, type RecordedRequest, type ScriptedResponse } from '../dev/scripted-llm-server.js';
 import { goSignal, noopSignalWorkflow, type NoopActivities } from './noop-workflow.js';
 
 const SAMPLES = 20;

@@ -5,18 +5,25 @@ import type { Piece } from '../core/types.js';
 import type { ChatTool } from './llm-client.js';
 import { collectPieceTransitionTargets } from './piece/piece-targets.js';
 import { completeTool } from './tools/complete.tool.js';
-import { FILE_TOOLS, toOpenAiTool } from './tools/index.js';
-import { PARK_TOOLS } from './tools/park-tools.js';
+import { toOpenAiTool } from './tools/index.js';
 import type { ToolDefinition } from './tools/tool.js';
+import { BUILTIN_TOOLS } from './tools/tool-registry.js';
+import { CONTROL_TOOL_NAMES, type ControlToolName } from './tools/tool-traits.js';
 import { buildTransitionTool } from './tools/transition.tool.js';
 
-/** Every tool a worker offers, in a fixed order; `extra` comes from the worker's configuration. */
+/** Every tool a worker offers, in table order; `extra` comes from the worker's configuration. */
 export function jobToolDefinitions(extra: ToolDefinition[] = []): ToolDefinition[] {
-  return [...FILE_TOOLS, ...PARK_TOOLS, ...extra];
+  return [...BUILTIN_TOOLS, ...extra];
 }
+
+/** The wire form of each control tool; a piece without transition targets gets no transition tool. */
+const CONTROL_WIRE_TOOLS: { readonly [N in ControlToolName]: (targets: string[]) => ChatTool | undefined } = {
+  transition: (targets) => (targets.length ? buildTransitionTool(targets) : undefined),
+  complete: () => completeTool,
+};
 
 export function buildJobTools(piece: Piece, definitions: ToolDefinition[] = jobToolDefinitions()): ChatTool[] {
   const targets = collectPieceTransitionTargets(piece).filter((t) => t !== 'COMPLETE' && t !== 'ABORT');
-  const transition = targets.length ? [buildTransitionTool(targets)] : [];
-  return [...definitions.map(toOpenAiTool), ...transition, completeTool];
+  const control = CONTROL_TOOL_NAMES.flatMap((name) => CONTROL_WIRE_TOOLS[name](targets) ?? []);
+  return [...definitions.map(toOpenAiTool), ...control];
 }

@@ -4,7 +4,8 @@ import OpenAI from 'openai';
 import type { MaestroConfig } from '../config/config.js';
 import { redactError, registerSecret } from '../core/redact.js';
 import type { TokenUsage } from '../core/types.js';
-import { DEFAULT_LLM_RETRY, withLlmRetries, type RetryNotice, type RetryPolicy } from './llm-retry.js';
+import { DEFAULT_LLM_RETRY, LlmNotConfiguredError, type RetryPolicy } from './llm-errors.js';
+import { withLlmRetries, type RetryNotice } from './llm-retry.js';
 
 export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 export type ChatTool = OpenAI.Chat.Completions.ChatCompletionTool;
@@ -28,10 +29,6 @@ export interface LlmClient {
     req: { messages: ChatMessage[]; tools: ChatTool[] },
     opts: { signal?: AbortSignal; onChunk?: () => void; onRetry?: (n: RetryNotice) => void | Promise<void> },
   ): Promise<LlmResponse>;
-}
-
-export class LlmNotConfiguredError extends Error {
-  override name = 'LlmNotConfiguredError';
 }
 
 export function createLlmClient(llm: MaestroConfig['llm'], retryPolicy: RetryPolicy = DEFAULT_LLM_RETRY): LlmClient {

@@ -7,6 +7,7 @@ import type { LlmToolCall } from './llm-client.js';
 import { COMPLETE_TOOL, parseComplete } from './tools/complete.tool.js';
 import { executeTool } from './tools/index.js';
 import type { JobServices, SandboxGrant, ToolDefinition, ToolImage, ToolPark } from './tools/tool.js';
+import { ALWAYS_ALLOWED_TOOL_NAMES } from './tools/tool-traits.js';
 import { checkTransition, TRANSITION_TOOL } from './tools/transition.tool.js';
 import type { Workspace } from './tools/workspace.js';
 
@@ -21,9 +22,6 @@ export interface MovementEnd {
   requestId?: string;
   resumeMovement?: string;
 }
-
-/** Control-flow tools every movement may call without listing them: they only ask or wait. */
-export const ALWAYS_ALLOWED_TOOLS = ['RequestTool', 'RequestPackage', 'WaitSubTask'];
 
 export type CallOutcome = { kind: 'end'; end: MovementEnd } | { kind: 'result'; content: string; images?: ToolImage[] };
 
@@ -75,7 +73,7 @@ function completeOutcome(call: LlmToolCall): CallOutcome {
 async function runTool(call: LlmToolCall, ctx: DispatchContext): Promise<{ content: string; images?: ToolImage[]; park?: ToolPark }> {
   const started = Date.now();
   const def = ctx.tools.find((t) => t.name === call.name);
-  const allowed = [...ctx.movement.allowed_tools, ...ALWAYS_ALLOWED_TOOLS, ...ctx.grantedTools];
+  const allowed = [...ctx.movement.allowed_tools, ...ALWAYS_ALLOWED_TOOL_NAMES, ...ctx.grantedTools];
   let content: string;
   let isError = true;
   let truncated = false;
@@ -102,7 +100,7 @@ async function runTool(call: LlmToolCall, ctx: DispatchContext): Promise<{ conte
         sandbox: ctx.sandbox,
         toolNames: ctx.tools.map((t) => t.name),
         // Approved tools are left out: RequestTool answers those from the decided request (with its note).
-        allowedTools: [...ctx.movement.allowed_tools, ...ALWAYS_ALLOWED_TOOLS],
+        allowedTools: [...ctx.movement.allowed_tools, ...ALWAYS_ALLOWED_TOOL_NAMES],
       });
       content = out.isError ? `Error: ${out.content}` : out.content;
       isError = Boolean(out.isError);

@@ -17,8 +17,8 @@ import { getFreePort } from '../infra/ports.js';
 import { startStack } from '../infra/stack.js';
 import { ensureTemporalCli } from '../infra/temporal-cli.js';
 import { startTemporalDevServer } from '../infra/temporal-dev-server.js';
-import { startScriptedLlmServer } from '../test/fixtures/scripted-llm-server.js';
-import { DEMO_INSTRUCTION, DEMO_REPLY, demoModel } from './demo-model.js';
+import { startScriptedLlmServer } from '../dev/scripted-llm-server.js';
+import { DEMO_INSTRUCTION, DEMO_REPLY, demoModel } from '../dev/demo-model.js';
 
 const OUT = path.resolve('test/fixtures/histories');
 // Keep earlier recordings: they are the versions running jobs may still be on. Name new ones.

@@ -33,7 +33,7 @@ import {
   type JobWorkflowResult,
   type JobWorkflowState,
   type LegacyJobWorkflowInput,
-} from './definitions.js';
+} from '../core/job-workflow-contract.js';
 import { mapMovementResult } from './map-movement-result.js';
 import { installParkHandlers, waitForWakeUp } from './parks.js';
 

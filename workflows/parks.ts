@@ -25,7 +25,7 @@ import {
   type JobWorkflowState,
   type LegacyJobWorkflowInput,
   type LegacySpawnChildPayload,
-} from './definitions.js';
+} from '../core/job-workflow-contract.js';
 
 /** The spawnChild signal carries the child id only (issue 7); before, it carried the piece. */
 export const SPAWN_CHILD_BY_ID = 'spawn-child-by-id';

@@ -4,7 +4,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { JobView } from '../../core/types.js';
 import { listCaptchaWaiters, setCaptchaSpace } from '../../db/repositories/index.js';
-import { browserResolvedSignal } from '../../workflows/definitions.js';
+import { browserResolvedSignal } from '../../core/job-workflow-contract.js';
 import { ApiError } from '../errors.js';
 import { requireJob, signalJob, type JobServiceDeps } from '../job-service.js';
 import { ERROR_RESPONSES, ErrorSchema, JobIdParams, jsonContent } from '../schemas.js';

@@ -11,7 +11,7 @@ import {
   RequestNotFoundError,
   RequestNotPendingError,
 } from '../../db/repositories/index.js';
-import { decisionSignal } from '../../workflows/definitions.js';
+import { decisionSignal } from '../../core/job-workflow-contract.js';
 import { ApiError, NotFoundError } from '../errors.js';
 import { signalJob, type JobServiceDeps } from '../job-service.js';
 import { DecisionBody, RequestIdParams, RequestSchema } from '../request-schemas.js';

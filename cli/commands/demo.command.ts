@@ -5,8 +5,8 @@ import path from 'node:path';
 import { loadConfig } from '../../config/config.js';
 import type { JobView } from '../../core/types.js';
 import { startStack } from '../../infra/stack.js';
-import { DEMO_INSTRUCTION, DEMO_REPLY, demoModel } from '../../scripts/demo-model.js';
-import { startScriptedLlmServer } from '../../test/fixtures/scripted-llm-server.js';
+import { DEMO_INSTRUCTION, DEMO_REPLY, demoModel } from '../../dev/demo-model.js';
+import { startScriptedLlmServer } from '../../dev/scripted-llm-server.js';
 import { ApiClient } from '../api-client.js';
 import { driveDemoJob } from './demo-driver.js';
 

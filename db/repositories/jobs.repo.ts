@@ -1,4 +1,5 @@
 // The jobs table: the read model of each job's workflow (status, movement, wait reason...).
+import { NonRetryableError } from '../../core/errors.js';
 import { redactSecrets } from '../../core/redact.js';
 import { TERMINAL_STATUSES, type JobStatus, type JobView, type Piece } from '../../core/types.js';
 import { hashPiece } from '../../engine/piece/piece-hash.js';
@@ -6,7 +7,8 @@ import type { Db } from '../database.js';
 import type { JobRow } from '../schema.js';
 import { dbNow, dbNowIfNull, iso, isoOrNull, parseJson } from './row-mapping.js';
 
-export class JobNotFoundError extends Error {
+/** The one JobNotFoundError: from the repository, the activities and (by name) the API's 404. */
+export class JobNotFoundError extends NonRetryableError {
   override name = 'JobNotFoundError';
   constructor(readonly jobId: string) {
     super(`job ${jobId} not found`);

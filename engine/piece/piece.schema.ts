@@ -4,26 +4,14 @@
 import { z } from 'zod';
 import type { ContextThresholds, Piece } from '../../core/types.js';
 import { sandboxEnvNameProblem } from '../sandbox/env-names.js';
+import { CONTROL_TOOL_NAMES, LISTABLE_TOOL_NAMES, type ListableToolName } from '../tools/tool-traits.js';
 
-/** Tools a movement may list in allowed_tools. */
-export const KNOWN_TOOLS = [
-  'Read',
-  'Write',
-  'Edit',
-  'Bash',
-  'Grep',
-  'Glob',
-  'ReadImage',
-  'RequestTool',
-  'RequestPackage',
-  'SpinOffTask',
-  'WaitSubTask',
-  'BrowseWeb',
-] as const;
-export type KnownTool = (typeof KNOWN_TOOLS)[number];
+/** Tools a movement may list in allowed_tools (the table in engine/tools/tool-traits.ts). */
+export const KNOWN_TOOLS = LISTABLE_TOOL_NAMES;
+export type KnownTool = ListableToolName;
 
 /** Control-flow tools every movement has; listing them in allowed_tools is allowed but redundant. */
-export const CONTROL_TOOLS = ['transition', 'complete'] as const;
+export const CONTROL_TOOLS = CONTROL_TOOL_NAMES;
 
 export const MOVEMENT_NAME_RE = /^[a-z][a-z0-9_-]*$/;
 /** Piece names end up in search attributes, URLs and file names: keep them to one plain word. */

@@ -2,8 +2,9 @@
 // or gives up (failed -> ABORT). Available in every movement, like the seeds' `complete`.
 import { z } from 'zod';
 import type { ChatTool } from '../llm-client.js';
+import type { ControlToolName } from './tool-traits.js';
 
-export const COMPLETE_TOOL = 'complete';
+export const COMPLETE_TOOL = 'complete' satisfies ControlToolName;
 
 const argsSchema = z
   .object({

@@ -1,21 +1,15 @@
 // The file tools every job gets, their OpenAI wire form, and the one entry point that runs a call.
 import type OpenAI from 'openai';
 import { z } from 'zod';
-import { bashTool } from './bash.tool.js';
-import { editTool } from './edit.tool.js';
-import { globTool } from './glob.tool.js';
-import { grepTool } from './grep.tool.js';
-import { readImageTool } from './read-image.tool.js';
-import { readTool } from './read.tool.js';
 import type { ToolContext, ToolDefinition, ToolOutput } from './tool.js';
+import { builtinToolsOfKind } from './tool-registry.js';
 import { truncateText } from './truncate.js';
-import { writeTool } from './write.tool.js';
 
 export { Workspace, WorkspaceViolationError, prepareWorkspace, listDir } from './workspace.js';
 export type { ToolContext, ToolDefinition, ToolOutput } from './tool.js';
 
-/** Fixed order: the tools array is part of the cached prompt prefix. */
-export const FILE_TOOLS: ToolDefinition[] = [readTool, writeTool, editTool, bashTool, grepTool, globTool, readImageTool];
+/** In the order of engine/tools/tool-traits.ts: the tools array is part of the cached prompt prefix. */
+export const FILE_TOOLS = builtinToolsOfKind('file');
 
 /** zod adds ±MAX_SAFE_INTEGER bounds to every .int(): noise that costs prompt tokens on every call. */
 function dropSafeIntegerBounds(ctx: { jsonSchema: Record<string, unknown> }): void {

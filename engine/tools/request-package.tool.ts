@@ -6,8 +6,9 @@ import { z } from 'zod';
 import { installPackage, installRefusal, PACKAGE_MANAGERS, validatePackageSpec, type PackageSpec } from '../package-installer.js';
 import { noteSuffix, seekApproval } from './request-approval.js';
 import { defineTool } from './tool.js';
+import type { BuiltinToolName } from './tool-traits.js';
 
-export const REQUEST_PACKAGE = 'RequestPackage';
+export const REQUEST_PACKAGE = 'RequestPackage' satisfies BuiltinToolName;
 
 /** The first line of a request's result says whether the install worked (the log follows). */
 const INSTALLED = 'installed:';

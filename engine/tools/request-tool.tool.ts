@@ -2,15 +2,11 @@
 // (WAITING_HUMAN_TOOL_REQUEST, waitReason tool_request) on a request bound to that tool alone; an
 // approved tool is allowed for the rest of the job (grantedTools), a declined one is not asked twice.
 import { z } from 'zod';
-import { ALWAYS_ALLOWED_TOOLS } from '../tool-dispatch.js';
-import { FILE_TOOLS } from './index.js';
 import { noteSuffix, seekApproval } from './request-approval.js';
 import { defineTool } from './tool.js';
+import { ALWAYS_ALLOWED_TOOL_NAMES, BUILTIN_TOOL_NAMES, type BuiltinToolName } from './tool-traits.js';
 
-export const REQUEST_TOOL = 'RequestTool';
-
-/** The control-flow tools of engine/tools/park-tools.ts, named here to avoid an import cycle. */
-const PARK_TOOL_NAMES = ['RequestTool', 'RequestPackage', 'SpinOffTask', 'WaitSubTask'];
+export const REQUEST_TOOL = 'RequestTool' satisfies BuiltinToolName;
 
 const schema = z.object({
   tool: z.string().min(1).max(100).describe('The exact name of the tool you need, e.g. "Bash".'),
@@ -26,11 +22,11 @@ export const requestTool = defineTool({
   schema,
   async run(args, ctx) {
     const tool = args.tool.trim();
-    const known = ctx.toolNames ?? [...FILE_TOOLS.map((t) => t.name), ...PARK_TOOL_NAMES];
+    const known: readonly string[] = ctx.toolNames ?? BUILTIN_TOOL_NAMES;
     if (!known.includes(tool)) {
       return { isError: true, content: `there is no tool "${tool}". The tools are: ${known.join(', ')}.` };
     }
-    if (ALWAYS_ALLOWED_TOOLS.includes(tool) || ctx.allowedTools?.includes(tool)) {
+    if (ALWAYS_ALLOWED_TOOL_NAMES.includes(tool) || ctx.allowedTools?.includes(tool)) {
       return { content: `${tool} is already allowed in this step: just call it.` };
     }
     if (!ctx.services) return { isError: true, content: 'approvals are not available in this run: do without the tool.' };

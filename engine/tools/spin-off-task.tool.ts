@@ -7,8 +7,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { resolvePiece } from '../piece/piece-loader.js';
 import { defineTool, type JobServices, type SpawnInput, type ToolContext, type ToolOutput } from './tool.js';
+import type { BuiltinToolName } from './tool-traits.js';
 
-export const SPIN_OFF_TASK_TOOL = 'SpinOffTask';
+export const SPIN_OFF_TASK_TOOL = 'SpinOffTask' satisfies BuiltinToolName;
 
 const schema = z.object({
   instruction: z.string().trim().min(1).max(100_000).describe('What the subtask must do, complete in itself: the child does not see this conversation.'),

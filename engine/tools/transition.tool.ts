@@ -3,8 +3,9 @@
 // Per-movement limits are checked at call time; an invalid choice gets an error listing the valid ones.
 import { z } from 'zod';
 import type { ChatTool } from '../llm-client.js';
+import type { ControlToolName } from './tool-traits.js';
 
-export const TRANSITION_TOOL = 'transition';
+export const TRANSITION_TOOL = 'transition' satisfies ControlToolName;
 
 const argsSchema = z.object({
   next: z.string().min(1),

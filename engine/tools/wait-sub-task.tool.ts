@@ -4,8 +4,9 @@
 import { z } from 'zod';
 import { TERMINAL_STATUSES, type JobStatus } from '../../core/types.js';
 import { defineTool, type ToolContext, type ToolOutput } from './tool.js';
+import type { BuiltinToolName } from './tool-traits.js';
 
-export const WAIT_SUB_TASK_TOOL = 'WaitSubTask';
+export const WAIT_SUB_TASK_TOOL = 'WaitSubTask' satisfies BuiltinToolName;
 
 const schema = z.object({});
 

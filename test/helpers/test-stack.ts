@@ -14,8 +14,8 @@ import type { Db } from '../../db/database.js';
 import { getJob } from '../../db/repositories/index.js';
 import type { ToolDefinition } from '../../engine/tools/tool.js';
 import { createMaestroWorker } from '../../worker/create-worker.js';
-import type { JobWorkflowResult } from '../../workflows/definitions.js';
-import { startScriptedLlmServer, type ScriptedResponse, type ScriptHandler } from '../fixtures/scripted-llm-server.js';
+import type { JobWorkflowResult } from '../../core/job-workflow-contract.js';
+import { startScriptedLlmServer, type ScriptedResponse, type ScriptHandler } from '../../dev/scripted-llm-server.js';
 import { createTestDatabase } from './test-db.js';
 
 export interface TestStack {

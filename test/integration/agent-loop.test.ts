@@ -11,7 +11,7 @@ import { runAgentLoop, TEXT_ONLY_REMINDER, WRAP_UP_PROMPT, type AgentLoopDeps } 
 import { buildJobTools, jobToolDefinitions } from '../../engine/job-tools.js';
 import { createLlmClient } from '../../engine/llm-client.js';
 import { prepareWorkspace, type Workspace } from '../../engine/tools/workspace.js';
-import { startScriptedLlmServer, type ScriptedResponse } from '../fixtures/scripted-llm-server.js';
+import { startScriptedLlmServer, type ScriptedResponse } from '../../dev/scripted-llm-server.js';
 
 const piece: Piece = {
   name: 'loop-test',

@@ -14,7 +14,7 @@ import { createApiApp } from '../../api/app.js';
 import { MaestroStatus, MaestroWaitReason } from '../../core/search-attributes.js';
 import type { JobView, RequestView } from '../../core/types.js';
 import { getJob, listEvents, listRequests } from '../../db/repositories/index.js';
-import type { RecordedRequest, ScriptedResponse, ScriptHandler } from '../fixtures/scripted-llm-server.js';
+import type { RecordedRequest, ScriptedResponse, ScriptHandler } from '../../dev/scripted-llm-server.js';
 import { runCli, startTestApi } from '../helpers/api-cli.js';
 import { startTestStack, type TestStack } from '../helpers/test-stack.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -7,7 +7,7 @@ import { createApiApp } from '../../api/app.js';
 import type { JobView } from '../../core/types.js';
 import { getJob, listCaptchaWaiters, listMovementRuns } from '../../db/repositories/index.js';
 import { testBrowserTool } from '../fixtures/browser-test.tool.js';
-import type { RecordedRequest, ScriptedResponse } from '../fixtures/scripted-llm-server.js';
+import type { RecordedRequest, ScriptedResponse } from '../../dev/scripted-llm-server.js';
 import { startTestStack, type TestStack } from '../helpers/test-stack.js';
 import { waitFor } from '../helpers/wait-for.js';
 

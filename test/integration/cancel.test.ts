@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import proto from '@temporalio/proto';
 import type { JobView } from '../../core/types.js';
 import { getJob, listEvents, listMovementRuns } from '../../db/repositories/index.js';
-import type { RecordedRequest, ScriptedResponse } from '../fixtures/scripted-llm-server.js';
+import type { RecordedRequest, ScriptedResponse } from '../../dev/scripted-llm-server.js';
 import { runCli, startTestApi, type TestApi } from '../helpers/api-cli.js';
 import { startTestStack, type TestStack } from '../helpers/test-stack.js';
 import { waitFor } from '../helpers/wait-for.js';

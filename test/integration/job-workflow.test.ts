@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import proto, { type temporal } from '@temporalio/proto';
 import { listMovementRuns } from '../../db/repositories/index.js';
 import { comparePrefix, differenceAfterJobContext } from '../../bench/prompt-prefix.js';
-import { currentMovementOf, scriptByMovement } from '../fixtures/movement-script.js';
+import { currentMovementOf, scriptByMovement } from '../../dev/movement-script.js';
 import { startTestStack, type TestStack } from '../helpers/test-stack.js';
 
 const EventType = proto.temporal.api.enums.v1.EventType;

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { currentMovementOf } from '../fixtures/movement-script.js';
-import type { RecordedRequest, ScriptedResponse } from '../fixtures/scripted-llm-server.js';
+import { currentMovementOf } from '../../dev/movement-script.js';
+import type { RecordedRequest, ScriptedResponse } from '../../dev/scripted-llm-server.js';
 import { startTestStack } from '../helpers/test-stack.js';
 
 const call = (name: string, args: Record<string, unknown>, content?: string): ScriptedResponse => ({

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
 import { listEvents } from '../../db/repositories/index.js';
-import type { ScriptedResponse } from '../fixtures/scripted-llm-server.js';
+import type { ScriptedResponse } from '../../dev/scripted-llm-server.js';
 import { startTestStack } from '../helpers/test-stack.js';
 import { waitFor } from '../helpers/wait-for.js';
 

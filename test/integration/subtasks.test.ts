@@ -8,8 +8,8 @@ import { after, before, describe, test } from 'node:test';
 import { createApiApp } from '../../api/app.js';
 import { workflowIdForJob } from '../../core/types.js';
 import { getJob, listEvents, listJobs, listMovementRuns, listRequests } from '../../db/repositories/index.js';
-import { currentMovementOf } from '../fixtures/movement-script.js';
-import type { RecordedRequest, ScriptedResponse } from '../fixtures/scripted-llm-server.js';
+import { currentMovementOf } from '../../dev/movement-script.js';
+import type { RecordedRequest, ScriptedResponse } from '../../dev/scripted-llm-server.js';
 import { startTestStack, type TestStack } from '../helpers/test-stack.js';
 import { waitFor } from '../helpers/wait-for.js';
 

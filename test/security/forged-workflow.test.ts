@@ -11,8 +11,8 @@ import { workflowIdForJob, type Piece } from '../../core/types.js';
 import { addComment, getJob, insertJob, listEvents, listJobs, listMovementRuns } from '../../db/repositories/index.js';
 import { hashPiece } from '../../engine/piece/piece-hash.js';
 import { resolvePiece } from '../../engine/piece/piece-loader.js';
-import { replySignal, spawnChildSignal, type JobWorkflowInput, type LegacyJobWorkflowInput } from '../../workflows/definitions.js';
-import type { RecordedRequest, ScriptedResponse } from '../fixtures/scripted-llm-server.js';
+import { replySignal, spawnChildSignal, type JobWorkflowInput, type LegacyJobWorkflowInput } from '../../core/job-workflow-contract.js';
+import type { RecordedRequest, ScriptedResponse } from '../../dev/scripted-llm-server.js';
 import { startTestStack, type TestStack } from '../helpers/test-stack.js';
 import { waitFor } from '../helpers/wait-for.js';
 

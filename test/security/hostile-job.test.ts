@@ -10,8 +10,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { RecordedRequest, ScriptedResponse } from '../fixtures/scripted-llm-server.js';
-import { scriptByMovement } from '../fixtures/movement-script.js';
+import type { RecordedRequest, ScriptedResponse } from '../../dev/scripted-llm-server.js';
+import { scriptByMovement } from '../../dev/movement-script.js';
 import { hostProcessesWith, uniqueSleepSeconds } from '../helpers/host-processes.js';
 import { startTestStack, type TestStack } from '../helpers/test-stack.js';
 

@@ -14,7 +14,7 @@ import {
   registerSecret,
 } from '../../core/redact.js';
 import { addComment, listComments, listEvents } from '../../db/repositories/index.js';
-import type { RecordedRequest } from '../fixtures/scripted-llm-server.js';
+import type { RecordedRequest } from '../../dev/scripted-llm-server.js';
 import { startTestStack, type TestStack } from '../helpers/test-stack.js';
 
 const KEY = `sk-live-${randomBytes(16).toString('hex')}`;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import OpenAI from 'openai';
-import { startScriptedLlmServer, type ScriptedResponse } from '../fixtures/scripted-llm-server.js';
+import { startScriptedLlmServer, type ScriptedResponse } from '../../dev/scripted-llm-server.js';
 
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
   { type: 'function', function: { name: 'Read', description: 'read', parameters: { type: 'object', properties: { path: { type: 'string' } } } } },

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { resolveWorkspaceInRoots, WorkspaceRootError } from '../../api/workspace-policy.js';
+import { resolveWorkspaceInRoots, WorkspaceRootError } from '../../config/workspace-policy.js';
 
 describe('resolveWorkspaceInRoots', () => {
   let base: string;

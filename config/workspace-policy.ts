@@ -2,7 +2,7 @@
 // SpinOffTask toward another folder): it must lie strictly inside one of MAESTRO_WORKSPACE_ROOTS,
 // judged after symlinks. Checked before anything is created, so a refused path leaves no trace.
 import path from 'node:path';
-import { DanglingLinkError, isInsideOrEqual, isStrictlyInside, pathSyntaxProblem, realpathOfDeepest } from '../config/path-roots.js';
+import { DanglingLinkError, isInsideOrEqual, isStrictlyInside, pathSyntaxProblem, realpathOfDeepest } from './path-roots.js';
 
 export class WorkspaceRootError extends Error {
   override name = 'WorkspaceRootError';

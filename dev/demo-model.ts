@@ -1,7 +1,7 @@
 // The scripted model the demo uses when no MAESTRO_LLM_BASE_URL is set: it plays the develop piece
 // (plan -> implement -> review) on the demo task through the real OpenAI wire protocol.
-import { currentMovementOf, scriptByMovement, type MovementSteps } from '../test/fixtures/movement-script.js';
-import type { RecordedRequest, ScriptedResponse } from '../test/fixtures/scripted-llm-server.js';
+import { currentMovementOf, scriptByMovement, type MovementSteps } from './movement-script.js';
+import type { RecordedRequest, ScriptedResponse } from './scripted-llm-server.js';
 
 export const DEMO_INSTRUCTION =
   'Write output/fizzbuzz.py: a Python script that prints FizzBuzz, one line per number. ' +

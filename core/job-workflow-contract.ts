@@ -1,7 +1,9 @@
-// Signal and query definitions shared by the workflow and its callers (API, tests).
+// The job workflow's contract: its input, result and state, and its signal and query definitions,
+// shared by the workflow and everything that talks to it (activities, API, tests). Pure, so the
+// workflow bundle can import it.
 // Signals carry ids only: what a person wrote is stored in Postgres before the signal is sent.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { JobStatus, Piece, WaitReason } from '../core/types.js';
+import type { JobStatus, Piece, WaitReason } from './types.js';
 
 /**
  * What a job workflow is started with: ids only. The piece is frozen in the job row; the workflow
