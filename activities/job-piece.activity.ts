@@ -1,4 +1,4 @@
-// The worker runs only what was submitted (issue 7): the piece of a job is the one frozen in its row,
+// The worker runs only what was submitted (invariant: piece from the row): the piece of a job is the one frozen in its row,
 // and a workflow gets it only when it is that job's workflow and names the stored piece's hash.
 // Anyone who can reach Temporal can start a jobWorkflow with input of their choosing; these checks
 // are what makes such a workflow run nothing (no LLM request, no tool, no write to the job's row).

@@ -19,7 +19,7 @@ import { runAgentLoop } from '../engine/agent-loop.js';
 import { buildJobTools, jobToolDefinitions } from '../engine/job-tools.js';
 import type { ToolDefinition } from '../engine/tools/tool.js';
 import type { Client } from '@temporalio/client';
-import { createJobServices } from './job-services.js';
+import { createToolServices } from './tool-services.js';
 import type { LlmClient } from '../engine/llm-client.js';
 import { prepareWorkspace } from '../engine/tools/workspace.js';
 import { createCheckpointer } from './movement-checkpointer.js';
@@ -76,7 +76,7 @@ export function createRunMovement(deps: Deps) {
       const workspace = await prepareWorkspace(job.workspace);
       const now = deps.now?.() ?? new Date();
       const userPrompt = await buildMovementUserPrompt(db, job, movement, workspace, now, input.note);
-      const services = createJobServices({ db, config: deps.config, getClient: deps.getClient, job, movement: movement.name });
+      const services = createToolServices({ db, config: deps.config, getClient: deps.getClient, job, movement: movement.name });
       const toolDefinitions = jobToolDefinitions(deps.extraTools);
       const result = await runAgentLoop(
         {

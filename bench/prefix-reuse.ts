@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { submitJob } from '../api/job-service.js';
+import { submitJob } from '../api/job-actions.js';
 import { loadConfig } from '../config/config.js';
 import { startStack } from '../infra/stack.js';
 import { ensureTemporalCli } from '../infra/temporal-cli.js';

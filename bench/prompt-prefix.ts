@@ -1,6 +1,6 @@
 // How much of each LLM request a prompt cache could reuse from the previous one. Requests are
 // rendered as a ChatML-style chat template lays them out (system text, then tools, then the
-// conversation: the Qwen3 order the seeds measured), and compared character by character.
+// conversation: the order measured best for prompt-cache reuse), and compared character by character.
 
 export interface RecordedChat {
   messages: Array<{ role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string }>;
@@ -77,7 +77,7 @@ export function comparePrefix(previous: RecordedChat, current: RecordedChat): Pr
   return { commonChars: i, totalChars: now.length, share: now.length ? i / now.length : 1, appendOnly, firstDifference };
 }
 
-/** The first user message reordered the naive way (time block first, as the seeds list the parts). */
+/** The first user message reordered the naive way (time block first). */
 export function naiveOrdering(chat: RecordedChat): RecordedChat {
   const messages = chat.messages.map((m) => ({ ...m }));
   const firstUser = messages.find((m) => m.role === 'user');

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { submitJob } from '../api/job-service.js';
+import { submitJob } from '../api/job-actions.js';
 import { loadConfig, type MaestroConfig } from '../config/config.js';
 import type { Db } from '../db/database.js';
 import { getJob, listEvents } from '../db/repositories/index.js';

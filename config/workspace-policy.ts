@@ -2,6 +2,7 @@
 // SpinOffTask toward another folder): it must lie strictly inside one of MAESTRO_WORKSPACE_ROOTS,
 // judged after symlinks. Checked before anything is created, so a refused path leaves no trace.
 import path from 'node:path';
+import { homePaths, type MaestroConfig } from './config.js';
 import { DanglingLinkError, isInsideOrEqual, isStrictlyInside, pathSyntaxProblem, realpathOfDeepest } from './path-roots.js';
 
 export class WorkspaceRootError extends Error {
@@ -58,6 +59,16 @@ export async function resolveWorkspaceInRoots(
     }
   }
   return real;
+}
+
+/**
+ * The roots rule with this configuration's roots and MAESTRO_HOME, for a workspace someone named.
+ * `relativeTo` (a parent job's workspace) is what a relative path means to a job's own tools;
+ * without it, a relative path is taken inside the first root, as for an API caller.
+ */
+export function resolveRequestedWorkspace(config: Pick<MaestroConfig, 'home' | 'workspaceRoots'>, requested: string, relativeTo?: string): Promise<string> {
+  const abs = relativeTo === undefined ? requested : path.resolve(relativeTo, requested);
+  return resolveWorkspaceInRoots(abs, config.workspaceRoots, { dir: config.home, workspaces: homePaths(config.home).workspaces });
 }
 
 /** The workspace root `dir` (a path resolveWorkspaceInRoots returned) lies in, by its real path. */

@@ -1,7 +1,7 @@
 // Pure types and constants shared by the workflow (deterministic sandbox), the activities,
 // the API and the CLI. No imports with side effects: this file is bundled into workflow code.
 
-/** Values a movement may put in MovementResult.next besides a movement name (seeds 004). */
+/** Values a movement may put in MovementResult.next besides a movement name (docs/pieces.md). */
 export const SENTINELS = [
   'COMPLETE',
   'ABORT',
@@ -56,7 +56,7 @@ export interface PieceMovement {
   allowed_tools: string[];
   rules: PieceRule[];
   default_next?: string;
-  /** A verify movement may send the job back with findings (issue 3). */
+  /** A verify movement may send the job back with findings. */
   verify?: boolean;
   include_git_status?: boolean;
   /** The movement's sandboxed processes get the outside network (never the host's loopback). */
@@ -77,12 +77,13 @@ export interface Piece {
   initial_movement: string;
   max_movements: number;
   system_prompt: string;
-  max_iterations?: number;
-  text_only_limit?: number;
-  max_asks?: number;
+  // Always present in a parsed piece: the schema fills them from PIECE_DEFAULTS (core/piece-defaults.ts).
+  max_iterations: number;
+  text_only_limit: number;
+  max_asks: number;
   /** Seconds a tool/package/spawn approval may stay pending before it expires (none: no expiry). */
   approval_timeout?: number;
-  context_thresholds?: Partial<ContextThresholds>;
+  context_thresholds: ContextThresholds;
   /** Environment variables every movement's sandboxed processes get (a movement's own win). */
   env?: Record<string, string>;
   movements: PieceMovement[];
@@ -174,8 +175,6 @@ export interface RequestView {
   decidedAt: string | null;
 }
 
-/** After this many ASKs the model is told to decide by itself (piece setting max_asks overrides). */
-export const DEFAULT_MAX_ASKS = 3;
 /** Deflections of over-limit ASKs before the job ends aborted with reason ask_limit_reached. */
 export const MAX_ASK_LIMIT_DEFLECTIONS = 2;
 

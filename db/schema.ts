@@ -68,7 +68,7 @@ export interface JobEventsTable {
   created_at: Timestamp;
 }
 
-/** One message of a movement's conversation, append-only per run (checkpoint resume, issue 3). */
+/** One message of a movement's conversation, append-only per run (a retried attempt resumes from its checkpoint). */
 export interface MovementMessagesTable {
   movement_run_id: string;
   idx: number;

@@ -27,7 +27,7 @@ function planSteps(prompt: string): ScriptedResponse[] {
   if (!prompt.includes(DEMO_REPLY)) return [{ toolCalls: [{ name: 'Glob', arguments: { pattern: '**/*' } }] }, ask()];
   if (!/tool Bash: approved/.test(prompt)) return [requestBash];
   return [
-    requestBash, // the same call again: it short-circuits as approved (iron rule 4), no second request
+    requestBash, // the same call again: it short-circuits as approved (invariant: re-entry is idempotent), no second request
     { toolCalls: [{ name: 'Bash', arguments: { command: 'python3 --version' } }] },
     {
       toolCalls: [

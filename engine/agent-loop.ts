@@ -1,6 +1,6 @@
 // The agent loop of one movement: send the messages, answer the tools the model calls, append the
 // results, until the model transitions or completes, or a guard ends the movement. It runs inside the
-// runMovement activity; a park always ENDS the loop (seeds 004, iron rule 1: never wait in a tool).
+// runMovement activity; a park always ENDS the loop (invariant: park ends the movement).
 // The conversation is checkpointed after every LLM response and every tool result, so a retried
 // attempt continues where the last one stopped instead of asking the model again.
 import type { Piece, PieceMovement, TokenUsage } from '../core/types.js';
@@ -9,12 +9,10 @@ import type { ChatMessage, ChatTool, LlmClient, LlmToolCall } from './llm-client
 import { startLlmHeartbeat } from './llm-heartbeat.js';
 import { movementTargets } from './piece/piece-targets.js';
 import { dispatchToolCall, type MovementEnd } from './tool-dispatch.js';
-import type { JobServices, ToolDefinition, ToolImage } from './tools/tool.js';
+import type { ToolServices, ToolDefinition, ToolImage } from './tools/tool.js';
 import type { Workspace } from './tools/workspace.js';
 
-export const DEFAULT_MAX_ITERATIONS = 30;
 export const DEFAULT_LLM_STALL_MS = 60_000;
-export const DEFAULT_TEXT_ONLY_LIMIT = 3;
 export const TEXT_ONLY_REMINDER =
   'Reply with a tool call: use the tools to do the work, then call `transition` to move on or `complete` to finish.';
 export const WRAP_UP_PROMPT =
@@ -31,7 +29,7 @@ export interface AgentLoopInput {
   /** What runs when the model calls a tool (jobToolDefinitions). */
   toolDefinitions: ToolDefinition[];
   grantedTools?: string[];
-  services?: JobServices;
+  services?: ToolServices;
   workspace: Workspace;
   contextWindow: number;
   /** Silence from the LLM after which heartbeats stop, so the heartbeat timeout catches a hang. */
@@ -73,8 +71,8 @@ export interface AgentLoopResult extends Omit<MovementEnd, 'next'> {
 
 export async function runAgentLoop(input: AgentLoopInput, deps: AgentLoopDeps): Promise<AgentLoopResult> {
   const { movement, piece } = input;
-  const maxIterations = movement.max_iterations ?? piece.max_iterations ?? DEFAULT_MAX_ITERATIONS;
-  const textOnlyLimit = movement.text_only_limit ?? piece.text_only_limit ?? DEFAULT_TEXT_ONLY_LIMIT;
+  const maxIterations = movement.max_iterations ?? piece.max_iterations;
+  const textOnlyLimit = movement.text_only_limit ?? piece.text_only_limit;
   const context = new ContextManager(input.contextWindow, piece.context_thresholds);
   const restored = await deps.checkpointer?.load();
   const messages: ChatMessage[] = restored?.messages ?? [

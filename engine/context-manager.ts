@@ -1,9 +1,10 @@
-// Tracks how full the model's context window is during one movement (seeds, context-flow note).
+// Tracks how full the model's context window is during one movement (thresholds: docs/pieces.md, context_thresholds).
 // Usage comes from the endpoint's prompt_tokens when it reports them, otherwise from a character
 // estimate from the 3rd iteration on. Each threshold fires at most once per movement.
+import { PIECE_DEFAULTS } from '../core/piece-defaults.js';
 import type { ContextThresholds } from '../core/types.js';
 
-export const DEFAULT_THRESHOLDS: ContextThresholds = { warn: 0.7, prompt: 0.85, force_transition: 0.95, exhausted: 0.99 };
+export const DEFAULT_THRESHOLDS: ContextThresholds = PIECE_DEFAULTS.context_thresholds;
 /** Documented estimate used when the endpoint reports no usage (about 4 characters per token). */
 export const CHARS_PER_TOKEN_ESTIMATE = 4;
 export const TOOL_BUDGET_SHARE = 0.5;

@@ -1,4 +1,5 @@
-// The enrichedInstruction of the seeds (context-flow note): what a new movement learns about the job.
+// The enrichedInstruction: what a new movement learns about the job (docs/architecture.md, the path
+// of a job).
 // Included: the time block, the last 5 comments cut to 500 characters each, the listings of input/
 // and output/, the instruction. Never included: older comments, past conversations, logs, file bodies.
 export const RECENT_COMMENT_COUNT = 5;

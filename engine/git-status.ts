@@ -1,5 +1,5 @@
-// The workspace's change status for movements marked include_git_status (seeds: after a verify step,
-// a git status and a diff excerpt are appended). git reads files the model may have written (.git/
+// The workspace's change status for movements marked include_git_status (docs/pieces.md:
+// a git status and a diff excerpt are appended to the prompt). git reads files the model may have written (.git/
 // config, .gitattributes), so it runs in the job's sandbox with the workspace read-only, and with
 // every config key that can make it run a program neutralised: hooks, fsmonitor, pagers, external
 // diff, textconv and clean/smudge filter drivers.

@@ -1,6 +1,6 @@
 // The tools of a job: their definitions (what runs) and their wire form (what the model sees). The
-// wire form is the same bytes in every request of every movement (seeds 004: any change to the
-// tools array invalidates the whole prompt cache). Permission per movement is checked at call time.
+// wire form is the same bytes in every request of every movement (invariant: byte-stable prompt
+// prefix; any change to the tools array invalidates the whole prompt cache). Permission per movement is checked at call time.
 import type { Piece } from '../core/types.js';
 import type { ChatTool } from './llm-client.js';
 import { collectPieceTransitionTargets } from './piece/piece-targets.js';

@@ -1,5 +1,5 @@
-// Lessons: the only thing besides summaries that passes from one movement to the next (seeds,
-// context-flow note). Kept to about 2,000 characters in total by dropping the oldest.
+// Lessons: the only thing besides summaries that passes from one movement to the next (see
+// docs/architecture.md, the path of a job). Kept to about 2,000 characters in total by dropping the oldest.
 import { refusal, Workspace } from './tools/workspace.js';
 
 export const LESSONS_MAX_CHARS = 2000;

@@ -1,4 +1,4 @@
-// Lays out a movement's first user message. Order runs from most to least stable (issue 3, item 7):
+// Lays out a movement's first user message. Order runs from most to least stable (invariant: byte-stable prompt prefix):
 // what never changes in a job comes first so that, after a transition, the request shares the
 // longest possible prefix with the previous one and the LLM server's prompt cache stays warm.
 import type { PieceMovement } from '../core/types.js';

@@ -6,7 +6,7 @@ import type { ContextManager } from './context-manager.js';
 import type { LlmToolCall } from './llm-client.js';
 import { COMPLETE_TOOL, parseComplete } from './tools/complete.tool.js';
 import { executeTool } from './tools/index.js';
-import type { JobServices, SandboxGrant, ToolDefinition, ToolImage, ToolPark } from './tools/tool.js';
+import type { ToolServices, SandboxGrant, ToolDefinition, ToolImage, ToolPark } from './tools/tool.js';
 import { ALWAYS_ALLOWED_TOOL_NAMES } from './tools/tool-traits.js';
 import { checkTransition, TRANSITION_TOOL } from './tools/transition.tool.js';
 import type { Workspace } from './tools/workspace.js';
@@ -38,7 +38,7 @@ export interface DispatchContext {
   tools: ToolDefinition[];
   /** Tools a person approved for the rest of the job (RequestTool). */
   grantedTools: string[];
-  services?: JobServices;
+  services?: ToolServices;
   sandbox?: SandboxGrant;
 }
 

@@ -1,5 +1,5 @@
-// The piece runner: one workflow per job. It loops over movements (one activity each), maps each
-// result with the pure mapMovementResult, and parks on signal waits, holding no worker slot.
+// The piece runner: one workflow per job. It loops over movements (one activity each), applies the
+// pure decideStep to each result, and parks on signal waits (parks.ts), holding no worker slot.
 // Deterministic code only: no Node modules, no clock, no DB (enforced by lint and a bundle test).
 import {
   ActivityFailure,
@@ -19,14 +19,8 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { MaestroMovement, MaestroPiece, MaestroStatus, MaestroWaitReason } from '../core/search-attributes.js';
-import {
-  DEFAULT_MAX_ASKS,
-  MAX_ASK_LIMIT_DEFLECTIONS,
-  type JobStatus,
-  type MovementResult,
-  type Piece,
-  type WaitReason,
-} from '../core/types.js';
+import { withPieceDefaults } from '../core/piece-defaults.js';
+import type { JobStatus, MovementResult, Piece, WaitReason } from '../core/types.js';
 import {
   jobStateQuery,
   type JobWorkflowInput,
@@ -34,12 +28,12 @@ import {
   type JobWorkflowState,
   type LegacyJobWorkflowInput,
 } from '../core/job-workflow-contract.js';
-import { mapMovementResult } from './map-movement-result.js';
-import { installParkHandlers, waitForWakeUp } from './parks.js';
+import { decideStep } from './map-movement-result.js';
+import { installParkHandlers } from './parks.js';
 
 /** Workflow versioning (patched): histories recorded before this change replay the old way. */
 const RESUME_STATUS_ALONGSIDE_MOVEMENT = 'resume-status-alongside-movement';
-/** The piece is loaded from the job row by id (issue 7); before it, it travelled in the input. */
+/** The piece is loaded from the job row by id (invariant: piece from the row); before it, it travelled in the input. */
 export const PIECE_BY_ID = 'piece-by-id';
 
 function movementOptions(heartbeatTimeoutSeconds = 120): ActivityOptions {
@@ -81,7 +75,7 @@ async function loadPiece(input: JobWorkflowInput | LegacyJobWorkflowInput): Prom
       const claim = input.pieceHash !== undefined ? { pieceHash: input.pieceHash } : { piece: input.piece };
       // The resume state is checked too: a restarted run must not reset the job's counters.
       const loaded = await loadJobPiece({ jobId: input.jobId, ...claim, resume: input.resume });
-      return { piece: loaded.piece, claim: { pieceHash: loaded.pieceHash } };
+      return { piece: withPieceDefaults(loaded.piece), claim: { pieceHash: loaded.pieceHash } };
     } catch (err) {
       if (isCancellation(err)) throw err;
       // Not this workflow's job to touch: fail without writing the job row (no finish()).
@@ -89,7 +83,8 @@ async function loadPiece(input: JobWorkflowInput | LegacyJobWorkflowInput): Prom
     }
   }
   const legacy = input as LegacyJobWorkflowInput;
-  return { piece: legacy.piece, claim: { piece: legacy.piece } };
+  // The claim is the recorded copy as it is (the worker hashes it); the run reads it with defaults.
+  return { piece: withPieceDefaults(legacy.piece), claim: { piece: legacy.piece } };
 }
 
 export async function jobWorkflow(input: JobWorkflowInput | LegacyJobWorkflowInput): Promise<JobWorkflowResult> {
@@ -107,7 +102,7 @@ export async function jobWorkflow(input: JobWorkflowInput | LegacyJobWorkflowInp
     askDeflections: input.resume?.askDeflections ?? 0,
     children: {},
   };
-  const wake = installParkHandlers(state, jobId, input.options);
+  const parks = installParkHandlers(state, jobId, input.options);
   setHandler(jobStateQuery, () => state);
   const { piece, claim } = await loadPiece(input);
   state.movement ??= piece.initial_movement;
@@ -167,25 +162,20 @@ export async function jobWorkflow(input: JobWorkflowInput | LegacyJobWorkflowInp
       );
       await settleStatus();
       note = undefined;
-      const decision = mapMovementResult(result, piece, { movementCount: state.movementCount });
+      const step = decideStep(result, piece, state);
+      state.asks = step.counters.asks;
+      state.askDeflections = step.counters.askDeflections;
+      const { decision } = step;
       if (decision.kind === 'done') return await finish(decision.status, decision.reason, result.summary);
-      if (decision.kind === 'park' && decision.waitReason === 'question') {
-        state.asks += 1;
-        const maxAsks = piece.max_asks ?? DEFAULT_MAX_ASKS;
-        if (state.asks > maxAsks) {
-          // Over the ask limit: no park; the same movement runs again and must decide by itself.
-          if (state.askDeflections >= MAX_ASK_LIMIT_DEFLECTIONS) return await finish('aborted', 'ask_limit_reached', result.summary);
-          state.askDeflections += 1;
-          note = askLimitNote(maxAsks);
-          continue;
-        }
+      if (decision.kind === 'again') {
+        note = decision.note;
+        continue;
       }
       if (decision.kind === 'park') {
-        const before = wake.snapshot();
-        state.requestId = result.requestId ?? null;
-        await setStatus(decision.status, { waitReason: decision.waitReason, resumeMovement: decision.resumeMovement });
-        await waitForWakeUp(wake, decision.waitReason, before, state, piece.approval_timeout, jobId);
-        state.requestId = null;
+        await parks.park(
+          { waitReason: decision.waitReason, requestId: result.requestId ?? null, approvalTimeoutSeconds: piece.approval_timeout },
+          () => setStatus(decision.status, { waitReason: decision.waitReason, resumeMovement: decision.resumeMovement }),
+        );
         state.movement = decision.resumeMovement;
         if (patched(RESUME_STATUS_ALONGSIDE_MOVEMENT)) {
           // One activity hop less between a person's reply and the model working again: the
@@ -216,13 +206,6 @@ export async function jobWorkflow(input: JobWorkflowInput | LegacyJobWorkflowInp
     await finish('failed', reason);
     throw ApplicationFailure.nonRetryable(`job ${jobId} failed: ${reason}`, 'JobFailed');
   }
-}
-
-export function askLimitNote(maxAsks: number): string {
-  return (
-    `You have already asked the person ${maxAsks} questions, the limit for this job. Do not ask again: ` +
-    'decide by yourself with what you know, say which assumptions you made, and go on.'
-  );
 }
 
 function describeFailure(err: unknown): string {

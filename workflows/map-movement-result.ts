@@ -1,6 +1,7 @@
-// Pure decision function of the piece runner (seeds 004, "mapMovementResult"): given what a movement
-// returned, where does the job go next? Kept free of Temporal APIs so unit tests cover every branch.
+// Pure decision function of the piece runner (docs/architecture.md, the path of a job): given what a
+// movement returned, where does the job go next? Kept free of Temporal APIs so unit tests cover every branch.
 import type { JobStatus, MovementResult, Piece, WaitReason } from '../core/types.js';
+import { applyAskLimit, type AskCounters } from './ask-limit.js';
 
 export type MovementDecision =
   | { kind: 'next'; movement: string }
@@ -27,6 +28,31 @@ export function mapMovementResult(result: MovementResult, piece: Piece, state: R
   return decision;
 }
 
+/** A step of the job: a movement decision, or the movement just run again with the engine's note. */
+export type StepDecision = MovementDecision | { kind: 'again'; note: string };
+
+export interface StepState extends RunState, AskCounters {}
+
+/**
+ * The whole decision after a movement, for the workflow to apply: where the job goes and the ask
+ * counters from now on. A question first passes max_movements (mapMovementResult), then the ask limit.
+ */
+export function decideStep(result: MovementResult, piece: Piece, state: StepState): { decision: StepDecision; counters: AskCounters } {
+  const decision = mapMovementResult(result, piece, state);
+  const counters: AskCounters = { asks: state.asks, askDeflections: state.askDeflections };
+  if (decision.kind !== 'park' || decision.waitReason !== 'question') return { decision, counters };
+  const limited = applyAskLimit(piece, counters);
+  switch (limited.decision.kind) {
+    case 'park':
+      return { decision, counters: limited.counters };
+    case 'again':
+      // No park: the movement that asked runs again and must decide by itself.
+      return { decision: { kind: 'again', note: limited.decision.note }, counters: limited.counters };
+    case 'done':
+      return { decision: limited.decision, counters: limited.counters };
+  }
+}
+
 function decide(result: MovementResult, piece: Piece, state: RunState): MovementDecision {
   const current = piece.movements.find((m) => m.name === result.movement);
   const next = result.next;
@@ -46,7 +72,7 @@ function decide(result: MovementResult, piece: Piece, state: RunState): Movement
     case 'WAITING_HUMAN_SPAWN_REQUEST':
       return park('waiting_human', 'spawn_request', result.resumeMovement ?? result.movement);
     case 'WAIT_SUBTASKS': {
-      // Reached through a rule, the job resumes at default_next (seeds 004); the WaitSubTask tool
+      // Reached through a rule, the job resumes at default_next; the WaitSubTask tool
       // sets resumeMovement to the current movement instead.
       const resume = result.resumeMovement ?? current?.default_next;
       if (!resume || !piece.movements.some((m) => m.name === resume)) {

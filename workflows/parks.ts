@@ -27,7 +27,7 @@ import {
   type LegacySpawnChildPayload,
 } from '../core/job-workflow-contract.js';
 
-/** The spawnChild signal carries the child id only (issue 7); before, it carried the piece. */
+/** The spawnChild signal carries the child id only (invariant: piece from the row); before, it carried the piece. */
 export const SPAWN_CHILD_BY_ID = 'spawn-child-by-id';
 
 const { expireRequest, describeChildJob } = proxyActivities<Activities>({
@@ -35,35 +35,48 @@ const { expireRequest, describeChildJob } = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', maximumAttempts: 10 },
 });
 
-export interface WakeCounts {
+interface WakeCounts {
   replies: number;
   browser: number;
   decisions: number;
 }
 
 /** What the signal handlers recorded (per workflow run: no module-level state in workflow code). */
-export interface ParkState {
+interface WakeLog {
   counts: WakeCounts;
   decided: Set<string>;
-  snapshot(): WakeCounts;
 }
 
-export function installParkHandlers(state: JobWorkflowState, jobId: string, options: JobWorkflowOptions | undefined): ParkState {
-  const park: ParkState = {
-    counts: { replies: 0, browser: 0, decisions: 0 },
-    decided: new Set(),
-    snapshot: () => ({ ...park.counts }),
-  };
+export interface ParkRequest {
+  waitReason: WaitReason;
+  /** The pending request a tool/package/spawn park waits on. */
+  requestId: string | null;
+  /** Seconds an approval may stay pending (the piece's approval_timeout; none: no expiry). */
+  approvalTimeoutSeconds: number | undefined;
+}
+
+/** The job's parks: the signal handlers' record and the one way to wait on it. */
+export interface Parks {
+  /**
+   * Parks the job: wake-ups count from before `record` (the status projection), so a reply that
+   * arrives while it is written is not missed; then waits until what the park waits for happened.
+   */
+  park(request: ParkRequest, record: () => Promise<void>): Promise<void>;
+}
+
+/** Installs the signal handlers (before anything can await, so no signal is lost) and returns the job's parks. */
+export function installParkHandlers(state: JobWorkflowState, jobId: string, options: JobWorkflowOptions | undefined): Parks {
+  const wakes: WakeLog = { counts: { replies: 0, browser: 0, decisions: 0 }, decided: new Set() };
   setHandler(replySignal, () => {
     // A reply to a running job is stored already and reaches the next movement's last 5 comments.
-    park.counts.replies += 1;
+    wakes.counts.replies += 1;
   });
   setHandler(browserResolvedSignal, () => {
-    park.counts.browser += 1;
+    wakes.counts.browser += 1;
   });
   setHandler(decisionSignal, ({ requestId }) => {
-    park.counts.decisions += 1;
-    park.decided.add(requestId);
+    wakes.counts.decisions += 1;
+    wakes.decided.add(requestId);
     if (requestId !== state.requestId) {
       log.warn('decision for a request this job is not waiting on (recorded, no effect now)', { requestId, waitingOn: state.requestId });
     }
@@ -112,12 +125,20 @@ export function installParkHandlers(state: JobWorkflowState, jobId: string, opti
       state.children[childJobId] = { ended: true, status: 'failed' };
     }
   });
-  return park;
+  return {
+    park: async (request, record) => {
+      const before = { ...wakes.counts };
+      state.requestId = request.requestId;
+      await record();
+      await waitForWakeUp(wakes, request.waitReason, before, state, request.approvalTimeoutSeconds, jobId);
+      state.requestId = null;
+    },
+  };
 }
 
 /** Waits until what the park waits for has happened (or an approval expired). */
-export async function waitForWakeUp(
-  park: ParkState,
+async function waitForWakeUp(
+  wakes: WakeLog,
   waitReason: WaitReason,
   before: WakeCounts,
   state: JobWorkflowState,
@@ -126,11 +147,11 @@ export async function waitForWakeUp(
 ): Promise<void> {
   switch (waitReason) {
     case 'question':
-      await condition(() => park.counts.replies > before.replies);
+      await condition(() => wakes.counts.replies > before.replies);
       return;
     case 'browser_login':
     case 'captcha':
-      await condition(() => park.counts.browser > before.browser);
+      await condition(() => wakes.counts.browser > before.browser);
       return;
     case 'subtasks':
       await condition(() => Object.values(state.children).every((c) => c.ended));
@@ -140,10 +161,10 @@ export async function waitForWakeUp(
     case 'spawn_request': {
       const requestId = state.requestId;
       if (!requestId) {
-        await condition(() => park.counts.decisions > before.decisions);
+        await condition(() => wakes.counts.decisions > before.decisions);
         return;
       }
-      const decided = () => park.decided.has(requestId);
+      const decided = () => wakes.decided.has(requestId);
       if (approvalTimeoutSeconds) {
         const inTime = await condition(decided, approvalTimeoutSeconds * 1000);
         // The model learns of the expiry when the movement runs again (it finds the request expired).

@@ -1,12 +1,12 @@
-// Browser waits (seeds 004, WAITING_HUMAN_BROWSER): a person finished a login in a job's browser, or
-// solved the captcha screen of a shared space that any number of jobs are stopped at.
+// Browser waits (the WAITING_HUMAN_BROWSER park, docs/operations.md): a person finished a login in a
+// job's browser, or solved the captcha screen of a shared space that any number of jobs are stopped at.
 import { createRoute, z } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { JobView } from '../../core/types.js';
 import { listCaptchaWaiters, setCaptchaSpace } from '../../db/repositories/index.js';
 import { browserResolvedSignal } from '../../core/job-workflow-contract.js';
 import { ApiError } from '../errors.js';
-import { requireJob, signalJob, type JobServiceDeps } from '../job-service.js';
+import { requireJob, signalJob, type JobServiceDeps } from '../job-actions.js';
 import { ERROR_RESPONSES, ErrorSchema, JobIdParams, jsonContent } from '../schemas.js';
 
 const BROWSER_WAITS = ['browser_login', 'captcha'];

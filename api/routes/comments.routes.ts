@@ -2,8 +2,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { listComments } from '../../db/repositories/index.js';
-import { addUserComment, requireJob } from '../job-service.js';
-import type { JobServiceDeps } from '../job-service.js';
+import { addUserComment, requireJob } from '../job-actions.js';
+import type { JobServiceDeps } from '../job-actions.js';
 import {
   CommentBody,
   CommentListSchema,

@@ -6,9 +6,9 @@ import { JOB_STATUSES, TERMINAL_STATUSES } from '../../core/types.js';
 import type { JobStatus } from '../../core/types.js';
 import { listEvents, listJobs, listMovementRuns, listRequests } from '../../db/repositories/index.js';
 import { ApiError, InvalidRequestError } from '../errors.js';
-import { requireJob, submitJob } from '../job-service.js';
-import { JobWithRequestsSchema } from '../request-schemas.js';
-import type { JobServiceDeps } from '../job-service.js';
+import { requireJob, submitJob } from '../job-actions.js';
+import { JobWithRequestsSchema } from '../approval-schemas.js';
+import type { JobServiceDeps } from '../job-actions.js';
 import {
   ERROR_RESPONSES,
   ErrorSchema,

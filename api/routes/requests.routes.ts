@@ -13,8 +13,8 @@ import {
 } from '../../db/repositories/index.js';
 import { decisionSignal } from '../../core/job-workflow-contract.js';
 import { ApiError, NotFoundError } from '../errors.js';
-import { signalJob, type JobServiceDeps } from '../job-service.js';
-import { DecisionBody, RequestIdParams, RequestSchema } from '../request-schemas.js';
+import { signalJob, type JobServiceDeps } from '../job-actions.js';
+import { DecisionBody, RequestIdParams, RequestSchema } from '../approval-schemas.js';
 import { ERROR_RESPONSES, ErrorSchema, jsonContent } from '../schemas.js';
 
 const notFound = { 404: jsonContent(ErrorSchema, 'no such request') };

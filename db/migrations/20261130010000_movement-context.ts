@@ -1,4 +1,4 @@
-// What a movement keeps and passes on (issue 3): conversation checkpoints (messages stored once each,
+// What a movement keeps and passes on: conversation checkpoints (messages stored once each,
 // append-only per run; a checkpoint names how many of them plus the loop state a retried attempt
 // resumes from), lessons for later movements, and verify feedback addressed to a movement.
 import { sql, type Kysely } from 'kysely';

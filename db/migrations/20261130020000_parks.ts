@@ -1,4 +1,4 @@
-// Parks (issue 4): approval requests bound to one call (tool + normalised arguments hash), children
+// Parks: approval requests bound to one call (tool + normalised arguments hash), children
 // deduplicated by a spawn key, and the captcha space a parked job waits on.
 import { sql, type Kysely } from 'kysely';
 

@@ -180,7 +180,7 @@ export async function setCaptchaSpace(db: Db, id: string, spaceId: string | null
   await db.updateTable('jobs').set({ captcha_space_id: spaceId }).where('id', '=', id).execute();
 }
 
-/** Jobs parked on a captcha of this space (issue 4: one resolve wakes them all). */
+/** Jobs parked on a captcha of this space (one resolve wakes them all). */
 export async function listCaptchaWaiters(db: Db, spaceId: string): Promise<JobView[]> {
   const rows = await db
     .selectFrom('jobs')

@@ -1,5 +1,5 @@
 // Approval requests. A request is bound to one call: its kind and a hash of the call's normalised
-// arguments; a decision applies to that call alone (issue 4, "approvals bound to the call").
+// arguments; a decision applies to that call alone (invariant: re-entry is idempotent).
 import { createHash } from 'node:crypto';
 import type { RequestKind, RequestStatus, RequestView } from '../../core/types.js';
 import type { Db } from '../database.js';

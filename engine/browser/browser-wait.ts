@@ -1,8 +1,8 @@
-// The small interface browser tools use to hand the browser to a person (seeds 004:
-// WAITING_HUMAN_BROWSER). The tool returns the ToolOutput built here; the movement ends with the
+// The small interface browser tools use to hand the browser to a person (the
+// WAITING_HUMAN_BROWSER park, docs/pieces.md). The tool returns the ToolOutput built here; the movement ends with the
 // park and the job waits, holding no worker slot, until `POST /api/jobs/:id/browser/resolved` (a
 // login) or `POST /api/captcha-pool/resolve` (every job stopped at the same captcha screen).
-import type { JobServices, ToolOutput } from '../tools/tool.js';
+import type { ToolServices, ToolOutput } from '../tools/tool.js';
 
 export interface BrowserLoginWaitInput {
   /** The page that wants a login, shown to the person. */
@@ -39,7 +39,7 @@ export function browserLoginWait(input: BrowserLoginWaitInput): ToolOutput {
  * The job waits (captcha) until the captcha screen of `spaceId` is solved. The space is recorded on
  * the job first, so the pool resolve finds it; the API clears it again when it wakes the job.
  */
-export async function captchaWait(input: CaptchaWaitInput, services: JobServices): Promise<ToolOutput> {
+export async function captchaWait(input: CaptchaWaitInput, services: ToolServices): Promise<ToolOutput> {
   const spaceId = input.spaceId.trim();
   if (!spaceId) throw new Error('captchaWait needs a spaceId');
   await services.setCaptchaSpace(spaceId);

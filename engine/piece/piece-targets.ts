@@ -1,6 +1,6 @@
 // Transition targets of a piece. Pure (no Node imports): the workflow bundle and the agent loop
-// both use it, the latter to build the one piece-wide transition tool (seeds 004: the tools array
-// must not change between movements, or the LLM's prompt cache is lost on every transition).
+// both use it, the latter to build the one piece-wide transition tool (invariant: byte-stable prompt
+// prefix; the tools array must not change between movements, or the LLM's prompt cache is lost on every transition).
 import { RULE_SENTINELS, SENTINELS, type Piece, type PieceMovement, type Sentinel } from '../../core/types.js';
 
 const sentinelNames: readonly string[] = SENTINELS;

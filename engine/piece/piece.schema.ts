@@ -2,7 +2,8 @@
 // below), with every default filled in so the workflow never has to guess one.
 // Pure: no Node imports, so anything here may be used from workflow code.
 import { z } from 'zod';
-import type { ContextThresholds, Piece } from '../../core/types.js';
+import { PIECE_DEFAULTS } from '../../core/piece-defaults.js';
+import type { Piece } from '../../core/types.js';
 import { sandboxEnvNameProblem } from '../sandbox/env-names.js';
 import { CONTROL_TOOL_NAMES, LISTABLE_TOOL_NAMES, type ListableToolName } from '../tools/tool-traits.js';
 
@@ -17,13 +18,8 @@ export const MOVEMENT_NAME_RE = /^[a-z][a-z0-9_-]*$/;
 /** Piece names end up in search attributes, URLs and file names: keep them to one plain word. */
 export const PIECE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-export const PIECE_DEFAULTS = {
-  max_movements: 20,
-  max_iterations: 30,
-  text_only_limit: 3,
-  max_asks: 3,
-  context_thresholds: { warn: 0.7, prompt: 0.85, force_transition: 0.95, exhausted: 0.99 } satisfies ContextThresholds,
-} as const;
+/** The one table of defaults (core/piece-defaults.ts), re-exported for the piece loader's users. */
+export { PIECE_DEFAULTS };
 
 export const THRESHOLD_ORDER = ['warn', 'prompt', 'force_transition', 'exhausted'] as const;
 

@@ -1,5 +1,5 @@
 // The complete tool: ends the job (done), asks the person a question (needs_user_input -> ASK park),
-// or gives up (failed -> ABORT). Available in every movement, like the seeds' `complete`.
+// or gives up (failed -> ABORT). Available in every movement.
 import { z } from 'zod';
 import type { ChatTool } from '../llm-client.js';
 import type { ControlToolName } from './tool-traits.js';

@@ -1,5 +1,5 @@
 // ReadImage: loads an image from the workspace as an image content part for vision models. The image
-// then stays in the movement's messages (seeds, context-flow note) like any other tool result.
+// then stays in the movement's messages like any other tool result.
 import path from 'node:path';
 import { z } from 'zod';
 import { readUpTo } from './safe-fs.js';

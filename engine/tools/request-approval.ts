@@ -1,9 +1,9 @@
 // The approval half shared by RequestTool and RequestPackage. A park restarts the movement from its
-// first prompt, so the model WILL make the same call again (seeds 004, iron rule 4): a decided
+// first prompt, so the model WILL make the same call again (invariant: re-entry is idempotent): a decided
 // request for the same call must short-circuit (declined -> told so, approved -> go on), and a
 // pending one parks again on the same request, never a second one.
 import type { RequestKind, RequestView, WaitReason } from '../../core/types.js';
-import type { JobServices, ToolOutput } from './tool.js';
+import type { ToolServices, ToolOutput } from './tool.js';
 
 export interface ApprovalCall {
   kind: RequestKind;
@@ -18,7 +18,7 @@ export interface ApprovalCall {
 /** Either the approved request (the caller goes on) or the tool's output (declined, or a park). */
 export type ApprovalOutcome = { approved: RequestView } | { output: ToolOutput };
 
-export async function seekApproval(services: JobServices, call: ApprovalCall): Promise<ApprovalOutcome> {
+export async function seekApproval(services: ToolServices, call: ApprovalCall): Promise<ApprovalOutcome> {
   const existing = await services.findRequest(call.kind, call.binding);
   if (existing?.status === 'approved') return { approved: existing };
   if (existing?.status === 'declined') {

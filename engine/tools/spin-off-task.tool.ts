@@ -1,12 +1,12 @@
 // SpinOffTask: starts a child job (a Temporal child workflow of this job). In the job's own
-// workspace it starts at once; toward another workspace a person approves first (seeds 004:
-// WAITING_HUMAN_SPAWN_REQUEST). Re-entry is safe (iron rule 4): the same call in a re-run movement
+// workspace it starts at once; toward another workspace a person approves first (the
+// WAITING_HUMAN_SPAWN_REQUEST park). Re-entry is safe (invariant: re-entry is idempotent): the same call in a re-run movement
 // finds the child by its spawn key, or the decided request, and never starts a second one.
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { resolvePiece } from '../piece/piece-loader.js';
-import { defineTool, type JobServices, type SpawnInput, type ToolContext, type ToolOutput } from './tool.js';
+import { defineTool, type ToolServices, type SpawnInput, type ToolContext, type ToolOutput } from './tool.js';
 import type { BuiltinToolName } from './tool-traits.js';
 
 export const SPIN_OFF_TASK_TOOL = 'SpinOffTask' satisfies BuiltinToolName;
@@ -82,8 +82,8 @@ export async function resolveSpawnWorkspace(jobRoot: string, requested: string |
   return inside ? { kind: 'own', dir } : { kind: 'other', dir };
 }
 
-async function startChild(services: JobServices, input: SpawnInput): Promise<ToolOutput> {
-  let child: Awaited<ReturnType<JobServices['spawnChild']>>;
+async function startChild(services: ToolServices, input: SpawnInput): Promise<ToolOutput> {
+  let child: Awaited<ReturnType<ToolServices['spawnChild']>>;
   try {
     child = await services.spawnChild(input);
   } catch (err) {
@@ -111,7 +111,7 @@ async function spinOff(args: SpinOffTaskArgs, ctx: ToolContext): Promise<ToolOut
   if (problem) return { isError: true, content: `Not started: ${problem}.` };
   if (target.kind === 'own') return startChild(services, { instruction, piece: args.piece, workspace: target.dir });
 
-  // Another workspace: bound to exactly this call, decided once (seeds 004: findDecidedSpawnRequest).
+  // Another workspace: bound to exactly this call, decided once (invariant: re-entry is idempotent).
   const binding = { instruction, piece: args.piece ?? null, workspace: target.dir };
   const existing = await services.findRequest('spawn', binding);
   if (existing?.status === 'approved') return startChild(services, { instruction, piece: args.piece, workspace: target.dir });

@@ -18,7 +18,7 @@ export interface ToolContext {
   /** Tools this movement allows by itself: its allowed_tools and the always-allowed ones. */
   allowedTools?: readonly string[];
   /** What tools that park or spawn need from the job (DB-backed in the worker). */
-  services?: JobServices;
+  services?: ToolServices;
   /** What the piece grants this movement's sandboxed processes (default: no network, no extra env). */
   sandbox?: SandboxGrant;
 }
@@ -28,7 +28,7 @@ export interface SandboxGrant {
   env: Record<string, string>;
 }
 
-/** How a tool ends the movement with a park (seeds 004: a control-flow tool raises a sentinel). */
+/** How a tool ends the movement with a park (a control-flow tool raises a sentinel; invariant: park ends the movement). */
 export interface ToolPark {
   next: 'WAITING_HUMAN_TOOL_REQUEST' | 'WAITING_HUMAN_BROWSER' | 'WAITING_HUMAN_SPAWN_REQUEST' | 'WAIT_SUBTASKS';
   waitReason: WaitReason;
@@ -51,7 +51,7 @@ export interface SpawnInput {
   workspace?: string;
 }
 
-export interface JobServices {
+export interface ToolServices {
   /** The latest request of this job for the same kind and binding, if any. */
   findRequest(kind: RequestKind, binding: Record<string, unknown>): Promise<RequestView | undefined>;
   createRequest(req: NewRequest): Promise<RequestView>;

@@ -1,4 +1,4 @@
-// The piece-wide transition tool (seeds 004, "KV cache and tools stability"): ONE tool for the
+// The piece-wide transition tool (invariant: byte-stable prompt prefix): ONE tool for the
 // whole job whose enum is the union of every movement's targets and whose description is static.
 // Per-movement limits are checked at call time; an invalid choice gets an error listing the valid ones.
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 // WaitSubTask: parks the job (waiting_subtasks) until every child it started has ended, then runs
-// the CURRENT movement again (seeds 004: the tool resumes here, a WAIT_SUBTASKS rule resumes
-// default_next). A park ends the movement; nothing waits inside the tool (iron rule 1).
+// the CURRENT movement again (the tool resumes here, a WAIT_SUBTASKS rule resumes default_next).
+// Nothing waits inside the tool (invariant: park ends the movement).
 import { z } from 'zod';
 import { TERMINAL_STATUSES, type JobStatus } from '../../core/types.js';
 import { defineTool, type ToolContext, type ToolOutput } from './tool.js';
@@ -22,7 +22,7 @@ async function waitSubTask(_args: unknown, ctx: ToolContext): Promise<ToolOutput
 
   const running = children.filter((c) => !TERMINAL_STATUSES.includes(c.status as JobStatus));
   if (running.length === 0) {
-    // The resumed movement calls WaitSubTask again (iron rule 4): answer instead of parking, or it
+    // The resumed movement calls WaitSubTask again (invariant: re-entry is idempotent): answer instead of parking, or it
     // would park and resume forever.
     return { content: `All ${children.length} subtasks have ended:\n${describe(children)}` };
   }

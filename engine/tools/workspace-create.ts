@@ -3,9 +3,12 @@
 // folder on its path (a subtask's workspace inside its own): a plain mkdir -p would follow a link
 // raced in between the check and the mkdir, and the job would be handed a folder elsewhere. Each
 // level is made and opened beneath the verified descriptor of the level above (O_NOFOLLOW), and the
-// result is the kernel's word for where the last descriptor lives.
+// result is the kernel's word for where the last descriptor lives. `allocateWorkspace` is the one
+// way a job gets its workspace (the API's submit and a subtask spawn both call it).
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { homePaths, type MaestroConfig } from '../../config/config.js';
+import { resolveRequestedWorkspace, rootContaining } from '../../config/workspace-policy.js';
 import { errCode, fdRealPath, isInside, O_PATH, procFd } from './safe-fs.js';
 import { WORKSPACE_LAYOUT } from './workspace.js';
 
@@ -13,6 +16,20 @@ const DIR_FLAGS = O_PATH | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW;
 
 export class WorkspaceCreateError extends Error {
   override name = 'WorkspaceCreateError';
+}
+
+/**
+ * A workspace that passed the roots rule but could not be made. It keeps the message of what went
+ * wrong; `dir` is the folder that was being made, which the API names in its answer.
+ */
+export class WorkspacePrepareError extends Error {
+  override name = 'WorkspacePrepareError';
+  constructor(
+    readonly dir: string,
+    options: { cause: unknown },
+  ) {
+    super(options.cause instanceof Error ? options.cause.message : String(options.cause), options);
+  }
 }
 
 async function openChild(parent: fs.FileHandle, name: string): Promise<fs.FileHandle> {
@@ -55,5 +72,32 @@ export async function createWorkspaceBeneath(base: string, target: string): Prom
     return real;
   } finally {
     await cur.close();
+  }
+}
+
+export interface WorkspaceRequest {
+  jobId: string;
+  /** The folder the caller named; without one, the job gets MAESTRO_HOME/workspaces/<jobId>. */
+  requested?: string;
+  /** What a relative `requested` is resolved against (a parent job's workspace); default the first root. */
+  relativeTo?: string;
+}
+
+/**
+ * Makes a job's workspace and returns its real path. A named folder must pass the roots rule
+ * (WorkspaceRootError, thrown before anything exists, so a refused path leaves no folder); it is
+ * then made beneath the root that holds it, the default one beneath MAESTRO_HOME/workspaces. Any
+ * failure while making it is a WorkspacePrepareError.
+ */
+export async function allocateWorkspace(config: Pick<MaestroConfig, 'home' | 'workspaceRoots'>, req: WorkspaceRequest): Promise<string> {
+  const workspaces = homePaths(config.home).workspaces;
+  const dir = req.requested ? await resolveRequestedWorkspace(config, req.requested, req.relativeTo) : path.join(workspaces, req.jobId);
+  try {
+    // Beneath the operator's folder, never through a folder a job owns: a job's Bash could swap a
+    // symlink in there between the check above and the mkdir.
+    const base = req.requested ? await rootContaining(dir, config.workspaceRoots) : workspaces;
+    return await createWorkspaceBeneath(base, dir);
+  } catch (err) {
+    throw new WorkspacePrepareError(dir, { cause: err });
   }
 }

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { submitJob, type SubmitJobInput } from '../../api/job-service.js';
+import { submitJob, type SubmitJobInput } from '../../api/job-actions.js';
 import { loadConfig, type MaestroConfig } from '../../config/config.js';
 import { installRuntime } from '../../infra/stack.js';
 import { workflowIdForJob, type JobView } from '../../core/types.js';

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import type { Piece } from '../../core/types.js';
+import { PIECE_DEFAULTS } from '../../core/piece-defaults.js';
 import { runAgentLoop, TEXT_ONLY_REMINDER, WRAP_UP_PROMPT, type AgentLoopDeps } from '../../engine/agent-loop.js';
 import { buildJobTools, jobToolDefinitions } from '../../engine/job-tools.js';
 import { createLlmClient } from '../../engine/llm-client.js';
@@ -14,6 +15,7 @@ import { prepareWorkspace, type Workspace } from '../../engine/tools/workspace.j
 import { startScriptedLlmServer, type ScriptedResponse } from '../../dev/scripted-llm-server.js';
 
 const piece: Piece = {
+  ...PIECE_DEFAULTS,
   name: 'loop-test',
   initial_movement: 'work',
   max_movements: 5,

@@ -9,7 +9,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { SEARCH_ATTRIBUTES } from '../../core/types.js';
 import { createApiApp } from '../../api/app.js';
-import { MAX_USER_COMMENTS_PER_JOB } from '../../api/job-service.js';
+import { MAX_USER_COMMENTS_PER_JOB } from '../../api/job-actions.js';
 import { InsecureListenError, startApiServer } from '../../api/server.js';
 import { loadConfig } from '../../config/config.js';
 import { createTestDatabase } from '../helpers/test-db.js';

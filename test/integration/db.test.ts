@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import type { Piece } from '../../core/types.js';
+import { PIECE_DEFAULTS } from '../../core/piece-defaults.js';
 import { createDatabase, destroyDatabase, migrateToLatest, type Db } from '../../db/database.js';
 import { EmbeddedPostgresLockedError, startEmbeddedPostgres } from '../../db/embedded-postgres.js';
 import {
@@ -29,6 +30,7 @@ import {
 import { createTestDatabase, type TestDatabase } from '../helpers/test-db.js';
 
 const PIECE: Piece = {
+  ...PIECE_DEFAULTS,
   name: 'tiny',
   initial_movement: 'plan',
   max_movements: 5,

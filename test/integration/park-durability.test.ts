@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { addUserComment, submitJob } from '../../api/job-service.js';
+import { addUserComment, submitJob } from '../../api/job-actions.js';
 import { loadConfig, type MaestroConfig } from '../../config/config.js';
 import { workflowIdForJob } from '../../core/types.js';
 import type { Db } from '../../db/database.js';

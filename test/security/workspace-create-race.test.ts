@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { submitJob } from '../../api/job-service.js';
+import { submitJob } from '../../api/job-actions.js';
 import { startTestStack, type TestStack } from '../helpers/test-stack.js';
 
 let stack: TestStack;

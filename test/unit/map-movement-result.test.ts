@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { MovementResult, Piece } from '../../core/types.js';
-import { mapMovementResult } from '../../workflows/map-movement-result.js';
+import { PIECE_DEFAULTS } from '../../core/piece-defaults.js';
+import { MAX_ASK_LIMIT_DEFLECTIONS } from '../../core/types.js';
+import { askLimitNote } from '../../workflows/ask-limit.js';
+import { decideStep, mapMovementResult } from '../../workflows/map-movement-result.js';
 
 const piece: Piece = {
+  ...PIECE_DEFAULTS,
   name: 'p',
   initial_movement: 'plan',
   max_movements: 5,
@@ -104,5 +108,40 @@ describe('mapMovementResult', () => {
   test('WAIT_SUBTASKS with nowhere to resume fails', () => {
     const d = mapMovementResult(result('WAIT_SUBTASKS', { movement: 'solo' }), piece, { movementCount: 1 });
     assert.equal(d.kind === 'done' && d.status, 'failed');
+  });
+});
+
+describe('decideStep: the ask limit', () => {
+  const ask = result('ASK');
+  const at = (asks: number, askDeflections = 0, movementCount = 1) => decideStep(ask, piece, { movementCount, asks, askDeflections });
+
+  test('a question within max_asks parks and counts', () => {
+    assert.equal(piece.max_asks, 3);
+    assert.deepEqual(at(2), {
+      decision: { kind: 'park', status: 'waiting_human', waitReason: 'question', resumeMovement: 'build' },
+      counters: { asks: 3, askDeflections: 0 },
+    });
+  });
+  test('a question over max_asks runs the movement again with the note', () => {
+    assert.deepEqual(at(3), { decision: { kind: 'again', note: askLimitNote(3) }, counters: { asks: 4, askDeflections: 1 } });
+    assert.deepEqual(at(4, 1), { decision: { kind: 'again', note: askLimitNote(3) }, counters: { asks: 5, askDeflections: 2 } });
+  });
+  test('after MAX_ASK_LIMIT_DEFLECTIONS the next question aborts ask_limit_reached', () => {
+    assert.deepEqual(at(5, MAX_ASK_LIMIT_DEFLECTIONS), {
+      decision: { kind: 'done', status: 'aborted', reason: 'ask_limit_reached' },
+      counters: { asks: 6, askDeflections: MAX_ASK_LIMIT_DEFLECTIONS },
+    });
+  });
+  test('max_asks 0 deflects the first question', () => {
+    const d = decideStep(ask, { ...piece, max_asks: 0 }, { movementCount: 1, asks: 0, askDeflections: 0 });
+    assert.deepEqual(d, { decision: { kind: 'again', note: askLimitNote(0) }, counters: { asks: 1, askDeflections: 1 } });
+  });
+  test('max_movements comes first: a question at the limit aborts without counting', () => {
+    assert.deepEqual(at(0, 0, 5), { decision: { kind: 'done', status: 'aborted', reason: 'max_movements' }, counters: { asks: 0, askDeflections: 0 } });
+  });
+  test('other parks and moves leave the counters alone', () => {
+    const state = { movementCount: 1, asks: 7, askDeflections: 1 };
+    assert.deepEqual(decideStep(result('WAITING_HUMAN_TOOL_REQUEST'), piece, state).counters, { asks: 7, askDeflections: 1 });
+    assert.deepEqual(decideStep(result('plan'), piece, state), { decision: { kind: 'next', movement: 'plan' }, counters: { asks: 7, askDeflections: 1 } });
   });
 });

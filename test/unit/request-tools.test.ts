@@ -10,7 +10,7 @@ import { callHash } from '../../db/repositories/requests.repo.js';
 import { executeTool } from '../../engine/tools/index.js';
 import { requestPackageTool } from '../../engine/tools/request-package.tool.js';
 import { requestTool } from '../../engine/tools/request-tool.tool.js';
-import type { JobServices, NewRequest, ToolContext, ToolDefinition } from '../../engine/tools/tool.js';
+import type { ToolServices, NewRequest, ToolContext, ToolDefinition } from '../../engine/tools/tool.js';
 import { prepareWorkspace, type Workspace } from '../../engine/tools/workspace.js';
 
 let base: string;
@@ -23,7 +23,7 @@ after(() => fs.rm(base, { recursive: true, force: true }));
 
 function fakeServices() {
   const requests: Array<RequestView & { hash: string }> = [];
-  const services: JobServices = {
+  const services: ToolServices = {
     workspaceProblem: async () => null,
     async findRequest(kind: RequestKind, binding) {
       return requests.filter((r) => r.kind === kind && r.hash === callHash(kind, binding)).at(-1);
@@ -60,7 +60,7 @@ function fakeServices() {
   return { services, requests, decide };
 }
 
-function ctx(services: JobServices, extra: Pick<ToolContext, 'toolNames' | 'allowedTools'> = {}): ToolContext {
+function ctx(services: ToolServices, extra: Pick<ToolContext, 'toolNames' | 'allowedTools'> = {}): ToolContext {
   return { jobId: 'job-1', workspace: ws, signal: new AbortController().signal, budgetTokens: 2_000, movement: 'work', services, ...extra };
 }
 const run = (def: ToolDefinition, args: unknown, c: ToolContext) => executeTool(def, JSON.stringify(args), c);

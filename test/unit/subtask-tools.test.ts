@@ -1,4 +1,4 @@
-// SpinOffTask, WaitSubTask and the browser waits against an in-memory JobServices: which calls park,
+// SpinOffTask, WaitSubTask and the browser waits against an in-memory ToolServices: which calls park,
 // which short-circuit (iron rule 4), and how a spawn workspace is resolved.
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
@@ -9,7 +9,7 @@ import type { RequestView } from '../../core/types.js';
 import { browserLoginWait, captchaWait } from '../../engine/browser/browser-wait.js';
 import { executeTool } from '../../engine/tools/index.js';
 import { resolveSpawnWorkspace, spinOffTaskTool } from '../../engine/tools/spin-off-task.tool.js';
-import type { JobServices, SpawnInput, ToolContext } from '../../engine/tools/tool.js';
+import type { ToolServices, SpawnInput, ToolContext } from '../../engine/tools/tool.js';
 import { waitSubTaskTool } from '../../engine/tools/wait-sub-task.tool.js';
 import { prepareWorkspace, type Workspace } from '../../engine/tools/workspace.js';
 
@@ -29,7 +29,7 @@ function fakeServices(opts: { children?: Child[]; requests?: RequestView[]; work
   const created: RequestView[] = [];
   let captchaSpace: string | null = null;
   const requests = opts.requests ?? [];
-  const services: JobServices = {
+  const services: ToolServices = {
     workspaceProblem: async () => opts.workspaceProblem ?? null,
     findRequest: async (kind) => [...requests, ...created].find((r) => r.kind === kind),
     async createRequest(req) {
@@ -63,7 +63,7 @@ function fakeServices(opts: { children?: Child[]; requests?: RequestView[]; work
   return { services, spawned, created, captchaSpace: () => captchaSpace };
 }
 
-function ctx(services: JobServices): ToolContext {
+function ctx(services: ToolServices): ToolContext {
   return { jobId: 'job-1', workspace: ws, signal: new AbortController().signal, budgetTokens: 2_000, movement: 'work', services };
 }
 

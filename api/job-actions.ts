@@ -1,25 +1,21 @@
 // What the API does beyond validation: submitting jobs and delivering comments.
 // Order matters in both: Postgres first, then Temporal, so nothing is lost when Temporal is slow or down.
-import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { SignalDefinition } from '@temporalio/common';
 import { replySignal } from '../core/job-workflow-contract.js';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { MaestroConfig } from '../config/config.js';
-import { homePaths } from '../config/config.js';
 import type { JobView, Piece } from '../core/types.js';
-import { SEARCH_ATTRIBUTES, TERMINAL_STATUSES, workflowIdForJob } from '../core/types.js';
+import { TERMINAL_STATUSES } from '../core/types.js';
+import { MaestroPiece, MaestroStatus } from '../core/search-attributes.js';
 import type { Db } from '../db/database.js';
 import type { CommentView } from '../db/repositories/index.js';
-import { addComment, addEvent, getJob, insertJob, updateJobState } from '../db/repositories/index.js';
+import { addComment, addEvent, getJob, updateJobState } from '../db/repositories/index.js';
 import { parsePiece, resolvePiece } from '../engine/piece/piece-loader.js';
-import { hashPiece } from '../engine/piece/piece-hash.js';
 import type { JobWorkflowInput } from '../core/job-workflow-contract.js';
-import { createWorkspaceBeneath } from '../engine/tools/workspace-create.js';
+import { WorkspacePrepareError } from '../engine/tools/workspace-create.js';
+import { createJobRecord, type CreatedJob } from '../activities/job-creation.js';
 import { ApiError, InvalidRequestError, NotFoundError, WorkflowStartError } from './errors.js';
-import { resolveWorkspaceInRoots, rootContaining } from '../config/workspace-policy.js';
 
 /** Comments a person may add to one job; past it the job is being flooded, not talked to. */
 export const MAX_USER_COMMENTS_PER_JOB = 1000;
@@ -42,9 +38,6 @@ export interface SubmitJobInput {
 }
 
 const TEMPORAL_CALL_MS = 10_000;
-
-const statusKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, SearchAttributeType.KEYWORD);
-const pieceKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.piece, SearchAttributeType.KEYWORD);
 
 async function loadRequestedPiece(input: SubmitJobInput, piecesDirs: readonly string[]): Promise<Piece> {
   if (input.pieceYaml !== undefined && input.piece !== undefined) {
@@ -72,43 +65,27 @@ export async function submitJob(deps: JobServiceDeps, input: SubmitJobInput): Pr
     throw new InvalidRequestError(`parentId: no job ${input.parentId}`);
   }
 
-  const id = randomUUID();
-  // Checked before anything is written: a refused workspace leaves no folder and no job row.
-  const workspaceDir = input.workspace
-    ? await resolveWorkspaceInRoots(input.workspace, config.workspaceRoots, { dir: config.home, workspaces: homePaths(config.home).workspaces })
-    : path.join(homePaths(config.home).workspaces, id);
-  let workspacePath: string;
+  let created: CreatedJob;
   try {
-    // Made level by level beneath its root without following links: a folder on the way may belong
-    // to another job, whose Bash could swap in a symlink between the check above and the mkdir.
-    const base = input.workspace ? await rootContaining(workspaceDir, config.workspaceRoots) : homePaths(config.home).workspaces;
-    workspacePath = await createWorkspaceBeneath(base, workspaceDir);
+    created = await createJobRecord(db, config, { parentId: input.parentId ?? null, piece, instruction: input.instruction, workspace: input.workspace });
   } catch (err) {
-    throw new ApiError(400, 'invalid_workspace', `workspace: cannot prepare ${workspaceDir}: ${(err as Error).message}`, undefined, { cause: err });
+    if (!(err instanceof WorkspacePrepareError)) throw err;
+    throw new ApiError(400, 'invalid_workspace', `workspace: cannot prepare ${err.dir}: ${err.message}`, undefined, { cause: err.cause });
   }
+  const { job, pieceHash } = created;
+  const id = job.id;
 
-  const workflowId = workflowIdForJob(id);
-  const job = await insertJob(db, {
-    id,
-    parentId: input.parentId ?? null,
-    pieceName: piece.name,
-    piece,
-    instruction: input.instruction,
-    workspace: workspacePath,
-    workflowId,
-  });
-  await addEvent(db, { jobId: id, type: 'job.submitted', data: { piece: piece.name, workspace: workspacePath, parentId: input.parentId ?? null } });
-
+  // A job the API submits is started here; a spawned subtask is started by its parent workflow.
   try {
     await client.withDeadline(Date.now() + (deps.temporalTimeoutMs ?? TEMPORAL_CALL_MS), () =>
       client.workflow.start('jobWorkflow', {
         taskQueue: config.temporal.taskQueue,
-        workflowId,
+        workflowId: job.workflowId,
         // Ids only: the worker runs the piece stored in the row above, once the hash matches it.
-        args: [{ jobId: id, pieceHash: hashPiece(piece), options: { heartbeatTimeoutSeconds: config.heartbeatTimeoutSeconds } } satisfies JobWorkflowInput],
+        args: [{ jobId: id, pieceHash, options: { heartbeatTimeoutSeconds: config.heartbeatTimeoutSeconds } } satisfies JobWorkflowInput],
         typedSearchAttributes: [
-          { key: statusKey, value: 'queued' },
-          { key: pieceKey, value: piece.name },
+          { key: MaestroStatus, value: 'queued' },
+          { key: MaestroPiece, value: piece.name },
         ],
       }),
     );

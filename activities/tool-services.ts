@@ -1,10 +1,9 @@
 // What the parking and spawning tools need from the job, backed by Postgres and Temporal. Built per
 // movement run by runMovement and handed to the tools through ToolContext.services.
 import { createHash, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import type { Client } from '@temporalio/client';
-import { homePaths, type MaestroConfig } from '../config/config.js';
-import { workflowIdForJob, type JobView } from '../core/types.js';
+import type { MaestroConfig } from '../config/config.js';
+import type { JobView } from '../core/types.js';
 import type { Db } from '../db/database.js';
 import {
   addEvent,
@@ -14,19 +13,18 @@ import {
   countChildren,
   getJobPiece,
   grantedTools,
-  insertJob,
   listJobs,
   setCaptchaSpace,
   setRequestResult,
 } from '../db/repositories/index.js';
-import { resolveWorkspaceInRoots, rootContaining, WorkspaceRootError } from '../config/workspace-policy.js';
+import { resolveRequestedWorkspace, WorkspaceRootError } from '../config/workspace-policy.js';
 import { resolvePiece } from '../engine/piece/piece-loader.js';
-import type { JobServices, SpawnInput } from '../engine/tools/tool.js';
+import type { ToolServices, SpawnInput } from '../engine/tools/tool.js';
 import { SubtaskLimitError } from '../engine/tools/spin-off-task.tool.js';
-import { createWorkspaceBeneath } from '../engine/tools/workspace-create.js';
 import { spawnChildSignal } from '../core/job-workflow-contract.js';
+import { createJobRecord } from './job-creation.js';
 
-export interface JobServicesDeps {
+export interface ToolServicesDeps {
   db: Db;
   config: MaestroConfig;
   getClient: () => Promise<Client>;
@@ -34,7 +32,7 @@ export interface JobServicesDeps {
   movement: string;
 }
 
-export function createJobServices(deps: JobServicesDeps): JobServices {
+export function createToolServices(deps: ToolServicesDeps): ToolServices {
   const { db, job } = deps;
   return {
     findRequest: (kind, binding) => findRequestForCall(db, job.id, kind, binding),
@@ -48,7 +46,8 @@ export function createJobServices(deps: JobServicesDeps): JobServices {
     spawnChild: (input) => spawnChild(deps, input),
     async workspaceProblem(dir) {
       try {
-        await childWorkspace(deps, dir);
+        // Relative to this job's workspace, as the spawn itself resolves it.
+        await resolveRequestedWorkspace(deps.config, dir, job.workspace);
         return null;
       } catch (err) {
         if (err instanceof WorkspaceRootError) return err.message;
@@ -63,22 +62,13 @@ export function createJobServices(deps: JobServicesDeps): JobServices {
   };
 }
 
-/** The one rule for workspaces an API caller names applies to those a model names too. */
-function childWorkspace(deps: JobServicesDeps, requested: string): Promise<string> {
-  const { job, config } = deps;
-  return resolveWorkspaceInRoots(path.resolve(job.workspace, requested), config.workspaceRoots, {
-    dir: config.home,
-    workspaces: homePaths(config.home).workspaces,
-  });
-}
-
-/** Same instruction, piece and workspace from the same parent = the same child (iron rule 4). */
+/** Same instruction, piece and workspace from the same parent = the same child (invariant: re-entry is idempotent). */
 export function spawnKey(input: SpawnInput): string {
   const key = JSON.stringify([input.instruction.trim(), input.piece ?? '', input.workspace ?? '']);
   return createHash('sha256').update(key).digest('hex');
 }
 
-async function spawnChild(deps: JobServicesDeps, input: SpawnInput): Promise<{ jobId: string; created: boolean; status: string }> {
+async function spawnChild(deps: ToolServicesDeps, input: SpawnInput): Promise<{ jobId: string; created: boolean; status: string }> {
   const { db, job, config } = deps;
   const key = spawnKey(input);
   const existing = await findChildBySpawnKey(db, job.id, key);
@@ -90,28 +80,20 @@ async function spawnChild(deps: JobServicesDeps, input: SpawnInput): Promise<{ j
   // Without a piece named, the child runs the parent's own (frozen) piece.
   const piece = input.piece ? (await resolvePiece(input.piece, { piecesDirs: config.piecesDirs })).piece : await getJobPiece(db, job.id);
   if (!piece) throw new Error(`job ${job.id} has no piece`);
-  const id = randomUUID();
-  const requested = input.workspace ? await childWorkspace(deps, input.workspace) : path.join(homePaths(config.home).workspaces, id);
-  // Made without following links (this job's own Bash may own folders on the way), stored by its
-  // real path: every movement checks the path still leads there.
-  const base = input.workspace ? await rootContaining(requested, config.workspaceRoots) : homePaths(config.home).workspaces;
-  const workspace = await createWorkspaceBeneath(base, requested);
-  const child = await insertJob(db, {
-    id,
+  // Its workspace by the roots rule an API caller's obeys, a relative one taken in this job's own.
+  const { job: child } = await createJobRecord(db, config, {
     parentId: job.id,
-    pieceName: piece.name,
     piece,
     instruction: input.instruction,
-    workspace,
-    workflowId: workflowIdForJob(id),
+    workspace: input.workspace,
+    workspaceRelativeTo: job.workspace,
     spawnKey: key,
   });
-  await addEvent(db, { jobId: job.id, type: 'subtask.spawned', data: { childId: id, piece: piece.name, workspace } });
-  await addEvent(db, { jobId: id, type: 'job.submitted', data: { piece: piece.name, workspace, parentId: job.id } });
+  await addEvent(db, { jobId: job.id, type: 'subtask.spawned', data: { childId: child.id, piece: piece.name, workspace: child.workspace } });
   // Only the parent workflow can start a child workflow: ask it to (the row exists first, so a
   // retried activity finds the child by its spawn key instead of making a second one).
   const client = await deps.getClient();
   // The id only: the parent checks the child is its own and the child loads its own piece.
-  await client.workflow.getHandle(job.workflowId).signal(spawnChildSignal, { childJobId: id });
+  await client.workflow.getHandle(job.workflowId).signal(spawnChildSignal, { childJobId: child.id });
   return { jobId: child.id, created: true, status: child.status };
 }
