@@ -1,10 +1,9 @@
 // What a movement is told when it starts (and nothing else): the enrichedInstruction, lessons,
 // checklists, feedback addressed to it, git status where asked. And what it passes on when it ends.
-import type { JobView, PieceMovement, RequestView } from '../core/types.js';
+import type { JobView, MovementOutcome, PieceMovement, RequestView } from '../core/types.js';
 import type { Db } from '../db/database.js';
 import { lastComments, listJobs, listRequests } from '../db/repositories/index.js';
 import { addFeedback, addLessons, latestFeedbackFor, listLessons } from '../db/repositories/lessons.repo.js';
-import type { AgentLoopResult } from '../engine/agent-loop.js';
 import { renderChecklists } from '../engine/checklists.js';
 import { buildEnrichedInstruction, RECENT_COMMENT_COUNT } from '../engine/enriched-instruction.js';
 import { describeGitStatus } from '../engine/git-status.js';
@@ -66,7 +65,7 @@ function describeChildren(children: JobView[]): string | null {
 export async function recordMovementHandoff(
   db: Db,
   ctx: { jobId: string; movementRunId: string; movement: PieceMovement; workspace: Workspace; now: Date; movementNames: string[] },
-  result: AgentLoopResult,
+  result: Pick<MovementOutcome, 'next' | 'lessons' | 'summary'>,
 ): Promise<void> {
   const lessons = lessonsOfMovement(result.next, result.lessons, result.summary);
   await addLessons(db, { jobId: ctx.jobId, movementRunId: ctx.movementRunId, movement: ctx.movement.name, texts: lessons });

@@ -3,6 +3,7 @@
 import { Context } from '@temporalio/activity';
 import { realpathOfDeepest } from '../config/path-roots.js';
 import type { MaestroConfig } from '../config/config.js';
+import { jobEvent, type EmitJobEvent } from '../core/job-events.js';
 import type { MovementInput, MovementResult } from '../core/types.js';
 import type { Db } from '../db/database.js';
 import {
@@ -56,8 +57,8 @@ export function createRunMovement(deps: Deps) {
   return async function runMovement(input: RunMovementInput): Promise<MovementResult> {
     const ctx = Context.current();
     const { jobId, movementRunId, sequence } = input;
-    const emit = async (type: string, data: Record<string, unknown>) => {
-      await addEvent(db, { jobId, movementRunId, type, data });
+    const emit: EmitJobEvent = async (type, data) => {
+      await addEvent(db, { jobId, movementRunId, ...jobEvent(type, data) });
     };
     try {
       // The piece comes from the job row, never from this input: the input only names its hash
@@ -126,18 +127,12 @@ export function createRunMovement(deps: Deps) {
         reason: result.reason ?? null,
         usage: result.usage,
       });
-      return {
-        movementRunId,
-        movement: movement.name,
-        next: result.next,
-        summary: result.summary.slice(0, 2000),
-        reason: result.reason,
-        waitReason: result.waitReason,
-        resumeMovement: result.resumeMovement,
-        requestId: result.requestId,
-        iterations: result.iterations,
-        usage: result.usage,
-      };
+      // The workflow gets the outcome less what is stored by now (question, lessons) and the loop's
+      // own counters, field by field so nothing new reaches history unnoticed; the summary is capped
+      // (invariant: small history).
+      const { next, reason, waitReason, resumeMovement, requestId, iterations, usage } = result;
+      const movementResult: MovementResult = { movementRunId, movement: movement.name, next, summary: result.summary.slice(0, 2000), reason, waitReason, resumeMovement, requestId, iterations, usage };
+      return movementResult;
     } catch (err) {
       if (ctx.cancellationSignal.aborted) {
         // Cancelled (the job was, or its workflow is gone): the run must not stay 'running', and

@@ -1,4 +1,5 @@
 // Plain-text rendering for the CLI's read commands (the --json variants print the API objects as they are).
+import type { StoredJobEvent } from '../core/job-events.js';
 import type { RequestView } from '../core/types.js';
 import type { ApiComment, ApiEvent, ApiJob, ApiJobDetail } from './api-client.js';
 
@@ -106,48 +107,59 @@ function str(v: unknown): string | undefined {
 
 /** One line for the events `maestro run --follow` shows; undefined for events it does not show. */
 export function formatFollowEvent(e: Pick<ApiEvent, 'type' | 'data'>): string | undefined {
-  const d = e.data;
-  const seq = typeof d.sequence === 'number' ? `#${d.sequence} ` : '';
-  if (e.type === 'movement.started') return `> ${seq}${str(d.movement) ?? '?'} started`;
-  if (e.type === 'movement.finished') {
-    const next = str(d.next) ? ` -> ${d.next}` : '';
-    const reason = str(d.reason) ? ` [${d.reason}]` : '';
-    const summary = str(d.summary) ? `: ${oneLine(d.summary as string, 160)}` : '';
-    return `< ${seq}${str(d.movement) ?? '?'} finished${next}${reason}${summary}`;
+  // The API serves the stored JSON unchecked: narrow on the type, and expect any field to be missing.
+  const ev = e as StoredJobEvent;
+  switch (ev.type) {
+    case 'movement.started':
+      return `> ${seqOf(ev.data)}${str(ev.data.movement) ?? '?'} started`;
+    case 'movement.finished': {
+      const d = ev.data;
+      const next = str(d.next) ? ` -> ${d.next}` : '';
+      const reason = str(d.reason) ? ` [${d.reason}]` : '';
+      const summary = str(d.summary) ? `: ${oneLine(d.summary, 160)}` : '';
+      return `< ${seqOf(d)}${str(d.movement) ?? '?'} finished${next}${reason}${summary}`;
+    }
+    case 'job.status': {
+      const status = str(ev.data.status);
+      if (!status) return undefined;
+      const why = str(ev.data.waitReason) ?? str(ev.data.reason);
+      return `= job ${status}${why ? ` (${oneLine(why, 160)})` : ''}`;
+    }
+    default: {
+      const detail = formatProgressEvent(ev);
+      return detail ? `    ${detail}` : undefined;
+    }
   }
-  const detail = formatProgressEvent(e.type, d);
-  if (detail) return `    ${detail}`;
-  if (e.type === 'job.status') {
-    const status = str(d.status);
-    if (!status) return undefined;
-    const why = str(d.waitReason) ?? str(d.reason);
-    return `= job ${status}${why ? ` (${oneLine(why, 160)})` : ''}`;
-  }
-  return undefined;
+}
+
+function seqOf(d: { sequence?: unknown }): string {
+  return typeof d.sequence === 'number' ? `#${d.sequence} ` : '';
 }
 
 /** The agent loop's progress inside a movement: LLM calls, tool calls, thresholds, guards, retries. */
-function formatProgressEvent(type: string, d: Record<string, unknown>): string | undefined {
-  switch (type) {
+function formatProgressEvent(ev: StoredJobEvent): string | undefined {
+  switch (ev.type) {
     case 'llm.call': {
+      const d = ev.data;
       const tokens = typeof d.promptTokens === 'number' ? `${d.promptTokens} prompt tokens` : 'no usage reported';
       const ctx = typeof d.contextRatio === 'number' ? `, context ${Math.round(d.contextRatio * 100)}%` : '';
       return `· llm #${d.iteration}: ${tokens}${ctx}, ${d.durationMs} ms`;
     }
     case 'tool.call': {
+      const d = ev.data;
       const flags = [d.isError ? 'error' : '', d.truncated ? 'cut to budget' : ''].filter(Boolean).join(', ');
       return `· ${d.name} ${oneLine(String(d.arguments ?? ''), 100)} (${d.durationMs} ms${flags ? `, ${flags}` : ''})`;
     }
     case 'context.threshold':
-      return `! context ${Math.round(Number(d.ratio) * 100)}% full: ${d.action}`;
+      return `! context ${Math.round(Number(ev.data.ratio) * 100)}% full: ${ev.data.action}`;
     case 'guard':
-      return `! ${d.kind} ${d.count}/${d.limit}`;
+      return `! ${ev.data.kind} ${ev.data.count}/${ev.data.limit}`;
     case 'llm.retry':
-      return `! LLM request failed (${d.status ?? 'network'}): retrying in ${d.delayMs} ms`;
+      return `! LLM request failed (${ev.data.status ?? 'network'}): retrying in ${ev.data.delayMs} ms`;
     case 'transition.invalid':
-      return `! invalid transition: ${oneLine(String(d.error ?? ''), 160)}`;
+      return `! invalid transition: ${oneLine(String(ev.data.error ?? ''), 160)}`;
     case 'movement.resumed':
-      return `↻ resumed from checkpoint ${d.checkpointId} (iteration ${d.iteration})`;
+      return `↻ resumed from checkpoint ${ev.data.checkpointId} (iteration ${ev.data.iteration})`;
     default:
       return undefined;
   }

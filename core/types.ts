@@ -112,10 +112,12 @@ export interface MovementInput {
   note?: string;
 }
 
-/** What one movement returns to the workflow: ids and summaries (DESIGN: history stays small). */
-export interface MovementResult {
-  movementRunId: string;
-  movement: string;
+/**
+ * How a movement ends, whoever decides it: a control-flow tool (transition, complete), a tool that
+ * parks the job, or a guard of the agent loop. The tool's park, the dispatcher, the loop and the
+ * activity all pass this one object along.
+ */
+export interface MovementOutcome {
   /** A movement name, a sentinel, or null when the loop ended without deciding (an error). */
   next: string | null;
   summary: string;
@@ -125,6 +127,20 @@ export interface MovementResult {
   resumeMovement?: string;
   /** The pending request a WAITING_HUMAN_*_REQUEST park waits on. */
   requestId?: string;
+  /** ASK's question: the activity stores it as the agent's comment, the workflow never sees it. */
+  question?: string;
+  /** What the model learnt; stored by the activity, not returned to the workflow. */
+  lessons: string[];
+}
+
+/**
+ * What one movement returns to the workflow: its outcome without what the activity already stored
+ * (question, lessons), plus ids and usage (invariant: small history). Recorded histories hold this
+ * shape (test/fixtures/histories/): keep it.
+ */
+export interface MovementResult extends Omit<MovementOutcome, 'question' | 'lessons'> {
+  movementRunId: string;
+  movement: string;
   iterations: number;
   usage: TokenUsage;
 }

@@ -3,12 +3,13 @@
 // runMovement activity; a park always ENDS the loop (invariant: park ends the movement).
 // The conversation is checkpointed after every LLM response and every tool result, so a retried
 // attempt continues where the last one stopped instead of asking the model again.
-import type { Piece, PieceMovement, TokenUsage } from '../core/types.js';
+import type { EmitJobEvent } from '../core/job-events.js';
+import type { MovementOutcome, MovementResult, Piece, PieceMovement, TokenUsage } from '../core/types.js';
 import { ContextManager, type ContextSnapshot } from './context-manager.js';
 import type { ChatMessage, ChatTool, LlmClient, LlmToolCall } from './llm-client.js';
 import { startLlmHeartbeat } from './llm-heartbeat.js';
 import { movementTargets } from './piece/piece-targets.js';
-import { dispatchToolCall, type MovementEnd } from './tool-dispatch.js';
+import { dispatchToolCall } from './tool-dispatch.js';
 import type { ToolServices, ToolDefinition, ToolImage } from './tools/tool.js';
 import type { Workspace } from './tools/workspace.js';
 
@@ -57,15 +58,13 @@ export interface AgentLoopDeps {
   llm: LlmClient;
   signal: AbortSignal;
   heartbeat(details: { checkpointId: number | null; iteration: number }): void;
-  emit(type: string, data: Record<string, unknown>): Promise<void>;
+  emit: EmitJobEvent;
   checkpointer?: Checkpointer;
 }
 
-export interface AgentLoopResult extends Omit<MovementEnd, 'next'> {
-  next: string | null;
-  iterations: number;
+/** The movement's outcome and what the loop counted on the way. */
+export interface AgentLoopResult extends MovementOutcome, Pick<MovementResult, 'iterations' | 'usage'> {
   llmCalls: number;
-  usage: TokenUsage;
   resumed: boolean;
 }
 
@@ -98,7 +97,7 @@ export async function runAgentLoop(input: AgentLoopInput, deps: AgentLoopDeps): 
     if (deps.checkpointer) checkpointId = await deps.checkpointer.save(messages, state);
     heartbeat();
   };
-  const end = (e: Omit<MovementEnd, 'lessons' | 'next'> & { next: string | null; lessons?: string[] }): AgentLoopResult => ({
+  const end = (e: Omit<MovementOutcome, 'lessons'> & { lessons?: string[] }): AgentLoopResult => ({
     lessons: [],
     ...e,
     iterations: state.iteration,

@@ -2,15 +2,12 @@
 // of each attempt comes from the server (retry-after / retry-after-ms) when it sends one, and the
 // wait must end at once when the activity is cancelled. Which failures are retried, and after how
 // long, is engine/llm-errors.ts's answer, the same one the activity boundary gets.
+import type { JobEventDataByType } from '../core/job-events.js';
 import { redactSecrets } from '../core/redact.js';
 import { classifyLlmError, DEFAULT_LLM_RETRY, type RetryPolicy } from './llm-errors.js';
 
-export interface RetryNotice {
-  attempt: number;
-  delayMs: number;
-  status: number | null;
-  message: string;
-}
+/** What a retry tells its caller; the loop records it as is, as the job's llm.retry event. */
+export type RetryNotice = JobEventDataByType['llm.retry'];
 
 export async function withLlmRetries<T>(
   fn: () => Promise<T>,

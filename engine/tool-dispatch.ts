@@ -1,7 +1,8 @@
 // Answers one tool call of the model: control-flow tools (transition, complete) end the movement or
 // are refused with the valid choices; other tools are checked against the movement's permissions and
 // run inside the workspace. Every refusal is a tool result the model can act on, never an exception.
-import type { PieceMovement, WaitReason } from '../core/types.js';
+import type { EmitJobEvent } from '../core/job-events.js';
+import type { MovementOutcome, PieceMovement } from '../core/types.js';
 import type { ContextManager } from './context-manager.js';
 import type { LlmToolCall } from './llm-client.js';
 import { COMPLETE_TOOL, parseComplete } from './tools/complete.tool.js';
@@ -11,19 +12,8 @@ import { ALWAYS_ALLOWED_TOOL_NAMES } from './tools/tool-traits.js';
 import { checkTransition, TRANSITION_TOOL } from './tools/transition.tool.js';
 import type { Workspace } from './tools/workspace.js';
 
-/** How the movement ends when a control-flow tool succeeds. */
-export interface MovementEnd {
-  next: string;
-  summary: string;
-  reason?: string;
-  lessons: string[];
-  question?: string;
-  waitReason?: WaitReason;
-  requestId?: string;
-  resumeMovement?: string;
-}
-
-export type CallOutcome = { kind: 'end'; end: MovementEnd } | { kind: 'result'; content: string; images?: ToolImage[] };
+/** A call either ends the movement (a control-flow tool succeeded, or a tool parked) or is answered. */
+export type CallOutcome = { kind: 'end'; end: MovementOutcome } | { kind: 'result'; content: string; images?: ToolImage[] };
 
 export interface DispatchContext {
   jobId: string;
@@ -33,7 +23,7 @@ export interface DispatchContext {
   context: ContextManager;
   signal: AbortSignal;
   heartbeat(): void;
-  emit(type: string, data: Record<string, unknown>): Promise<void>;
+  emit: EmitJobEvent;
   /** Every tool of the job besides transition and complete, looked up by name. */
   tools: ToolDefinition[];
   /** Tools a person approved for the rest of the job (RequestTool). */
@@ -51,10 +41,7 @@ export async function dispatchToolCall(call: LlmToolCall, ctx: DispatchContext):
   }
   if (call.name === COMPLETE_TOOL) return completeOutcome(call);
   const out = await runTool(call, ctx);
-  if (out.park) {
-    const { next, waitReason, summary, requestId, resumeMovement } = out.park;
-    return { kind: 'end', end: { next, waitReason, summary, requestId, resumeMovement, lessons: [] } };
-  }
+  if (out.park) return { kind: 'end', end: { ...out.park, lessons: [] } };
   return { kind: 'result', content: out.content, images: out.images };
 }
 

@@ -1,11 +1,12 @@
 // The job's event log: what the engine did, for the API's timeline and for debugging.
-// Types used by the engine: 'job.submitted', 'job.status', 'movement.started', 'movement.finished',
-// 'llm.call', 'tool.call', 'transition.invalid', 'guard'.
+// Every type and its data: core/job-events.ts.
+import type { JobEvent } from '../../core/job-events.js';
 import { redactDeep } from '../../core/redact.js';
 import type { Db } from '../database.js';
 import type { JobEventRow } from '../schema.js';
 import { iso, parseJson } from './row-mapping.js';
 
+/** A stored event as the API serves it; `type` and `data` are one of JobEvent's, unchecked (see StoredJobEvent). */
 export interface JobEventView {
   id: number;
   jobId: string;
@@ -28,11 +29,12 @@ function toJobEventView(r: JobEventRow): JobEventView {
 
 export async function addEvent(
   db: Db,
-  e: { jobId: string; movementRunId?: string | null; type: string; data?: Record<string, unknown> },
+  e: { jobId: string; movementRunId?: string | null } & JobEvent,
 ): Promise<JobEventView> {
   const row = await db
     .insertInto('job_events')
-    // Events are written by the engine and read by anyone with the API: no secret goes in.
+    // Events are written by the engine and read by anyone with the API: no secret goes in. Data
+    // left out (only an untyped caller can) is stored as {}.
     .values({ job_id: e.jobId, movement_run_id: e.movementRunId ?? null, type: e.type, data: JSON.stringify(redactDeep(e.data ?? {})) })
     .returningAll()
     .executeTakeFirstOrThrow();

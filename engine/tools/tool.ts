@@ -1,7 +1,7 @@
 // The contract every tool file implements: one zod schema, one run function.
 // Tool failures are returned as error results (the model can act on them), never thrown past the loop.
 import type { z } from 'zod';
-import type { RequestKind, RequestView, WaitReason } from '../../core/types.js';
+import type { MovementOutcome, RequestKind, RequestView, WaitReason } from '../../core/types.js';
 import type { Workspace } from './workspace.js';
 
 export interface ToolContext {
@@ -28,14 +28,17 @@ export interface SandboxGrant {
   env: Record<string, string>;
 }
 
-/** How a tool ends the movement with a park (a control-flow tool raises a sentinel; invariant: park ends the movement). */
-export interface ToolPark {
-  next: 'WAITING_HUMAN_TOOL_REQUEST' | 'WAITING_HUMAN_BROWSER' | 'WAITING_HUMAN_SPAWN_REQUEST' | 'WAIT_SUBTASKS';
+/** The sentinels a tool may end the movement with (all of them parks). */
+export type ParkSentinel = 'WAITING_HUMAN_TOOL_REQUEST' | 'WAITING_HUMAN_BROWSER' | 'WAITING_HUMAN_SPAWN_REQUEST' | 'WAIT_SUBTASKS';
+
+/**
+ * How a tool ends the movement with a park (a control-flow tool raises a sentinel; invariant: park
+ * ends the movement): the movement's outcome, always with a sentinel and a wait reason, never lessons.
+ */
+export type ToolPark = Pick<MovementOutcome, 'summary' | 'requestId' | 'resumeMovement'> & {
+  next: ParkSentinel;
   waitReason: WaitReason;
-  summary: string;
-  requestId?: string;
-  resumeMovement?: string;
-}
+};
 
 export interface NewRequest {
   kind: RequestKind;

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import type { JobEvent } from '../../core/job-events.js';
 import type { Piece } from '../../core/types.js';
 import { PIECE_DEFAULTS } from '../../core/piece-defaults.js';
 import { createDatabase, destroyDatabase, migrateToLatest, type Db } from '../../db/database.js';
@@ -203,13 +204,16 @@ for (const backend of backends) {
       assert.equal(runs[1].summary, null);
     });
 
+    // The repository stores any data as given: these events are not the engine's (core/job-events.ts).
+    const raw = (e: { type: string; data?: Record<string, unknown> }) => e as JobEvent;
+
     it('events: data round-trips, oldest first, paged with afterId and limit', async () => {
       const job = await newJob(db);
       const run = randomUUID();
       await startMovementRun(db, { id: run, jobId: job.id, movement: 'plan', sequence: 1 });
-      const e1 = await addEvent(db, { jobId: job.id, type: 'job.submitted' });
-      const e2 = await addEvent(db, { jobId: job.id, movementRunId: run, type: 'tool.call', data: { tool: 'Read', args: { path: 'a' }, ok: true, n: 1.5 } });
-      const e3 = await addEvent(db, { jobId: job.id, type: 'job.status', data: { status: 'running' } });
+      const e1 = await addEvent(db, { jobId: job.id, ...raw({ type: 'job.submitted' }) });
+      const e2 = await addEvent(db, { jobId: job.id, movementRunId: run, ...raw({ type: 'tool.call', data: { tool: 'Read', args: { path: 'a' }, ok: true, n: 1.5 } }) });
+      const e3 = await addEvent(db, { jobId: job.id, ...raw({ type: 'job.status', data: { status: 'running' } }) });
       assert.deepEqual(e1.data, {});
       assert.equal(e1.movementRunId, null);
       assert.equal(e2.movementRunId, run);
@@ -225,7 +229,7 @@ for (const backend of backends) {
       const job = await newJob(db);
       await addComment(db, { jobId: job.id, author: 'system', body: 'x' });
       await startMovementRun(db, { id: randomUUID(), jobId: job.id, movement: 'plan', sequence: 1 });
-      await addEvent(db, { jobId: job.id, type: 'guard' });
+      await addEvent(db, { jobId: job.id, ...raw({ type: 'guard' }) });
       await db.deleteFrom('jobs').where('id', '=', job.id).execute();
       assert.deepEqual(await listComments(db, job.id), []);
       assert.deepEqual(await listMovementRuns(db, job.id), []);
