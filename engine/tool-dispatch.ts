@@ -35,7 +35,7 @@ export interface DispatchContext {
 export async function dispatchToolCall(call: LlmToolCall, ctx: DispatchContext): Promise<CallOutcome> {
   if (call.name === TRANSITION_TOOL) {
     const check = checkTransition(call.arguments, ctx.movement.name, ctx.allowedTargets);
-    if (check.ok) return { kind: 'end', end: { next: check.args.next, summary: check.args.summary, lessons: check.lessons } };
+    if (check.ok) return { kind: 'end', end: { next: check.args.next, summary: check.args.summary, lessons: check.args.lessons } };
     await ctx.emit('transition.invalid', { arguments: shorten(call.arguments), error: check.error });
     return { kind: 'result', content: `Error: ${check.error}` };
   }
@@ -49,12 +49,11 @@ function completeOutcome(call: LlmToolCall): CallOutcome {
   const parsed = parseComplete(call.arguments);
   if (!parsed.ok) return { kind: 'result', content: `Error: ${parsed.error}` };
   const { status, summary, question, lessons } = parsed.args;
-  const lessonList = (typeof lessons === 'string' ? [lessons] : (lessons ?? [])).map((l) => l.trim()).filter(Boolean);
-  if (status === 'needs_user_input') return { kind: 'end', end: { next: 'ASK', summary, question, lessons: lessonList } };
+  if (status === 'needs_user_input') return { kind: 'end', end: { next: 'ASK', summary, question, lessons } };
   if (status === 'failed') {
-    return { kind: 'end', end: { next: 'ABORT', summary, reason: summary || 'the model gave up', lessons: lessonList } };
+    return { kind: 'end', end: { next: 'ABORT', summary, reason: summary || 'the model gave up', lessons } };
   }
-  return { kind: 'end', end: { next: 'COMPLETE', summary, lessons: lessonList } };
+  return { kind: 'end', end: { next: 'COMPLETE', summary, lessons } };
 }
 
 async function runTool(call: LlmToolCall, ctx: DispatchContext): Promise<{ content: string; images?: ToolImage[]; park?: ToolPark }> {

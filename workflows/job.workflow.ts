@@ -179,7 +179,9 @@ export async function jobWorkflow(input: JobWorkflowInput | LegacyJobWorkflowInp
         state.movement = decision.resumeMovement;
         if (patched(RESUME_STATUS_ALONGSIDE_MOVEMENT)) {
           // One activity hop less between a person's reply and the model working again: the
-          // 'running' projection and the resumed movement are scheduled together.
+          // 'running' projection and the resumed movement are scheduled together. It carries the
+          // count as it stands (not the movement's): a continue-as-new before that movement starts
+          // resumes at this count, and loadJobPiece refuses a resume behind the row's count.
           pendingStatus = setStatus('running');
         } else {
           await setStatus('running');

@@ -143,6 +143,8 @@ export async function listJobs(
 /**
  * Always sets updated_at; the first move to a terminal status sets finished_at (later repeats of
  * a terminal update, e.g. a retried activity, keep the original time). Throws JobNotFoundError.
+ * A running job's status, current movement and movement count are its workflow's projection:
+ * the worker writes them only through activities/record-job-status.activity.ts.
  */
 export async function updateJobState(db: Db, id: string, patch: JobStatePatch): Promise<void> {
   const terminal = patch.status !== undefined && TERMINAL_STATUSES.includes(patch.status);

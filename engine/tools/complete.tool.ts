@@ -2,6 +2,7 @@
 // or gives up (failed -> ABORT). Available in every movement.
 import { z } from 'zod';
 import type { ChatTool } from '../llm-client.js';
+import { lessonsArg, parseToolArgs, type ToolArgsCheck } from './tool-args.js';
 import type { ControlToolName } from './tool-traits.js';
 
 export const COMPLETE_TOOL = 'complete' satisfies ControlToolName;
@@ -11,13 +12,13 @@ const argsSchema = z
     status: z.enum(['done', 'needs_user_input', 'failed']).default('done'),
     summary: z.string().default(''),
     question: z.string().optional(),
-    lessons: z.union([z.array(z.string()), z.string()]).optional(),
+    lessons: lessonsArg,
   })
   .refine((a) => a.status !== 'needs_user_input' || (a.question ?? '').trim().length > 0, {
     message: 'a question is required when status is needs_user_input',
     path: ['question'],
   });
-export type CompleteArgs = z.infer<typeof argsSchema>;
+export type CompleteArgs = z.output<typeof argsSchema>;
 
 export const completeTool: ChatTool = {
   type: 'function',
@@ -40,19 +41,6 @@ export const completeTool: ChatTool = {
   },
 };
 
-export function parseComplete(rawArgs: string): { ok: true; args: CompleteArgs } | { ok: false; error: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(rawArgs || '{}');
-  } catch (err) {
-    return { ok: false, error: `complete arguments are not valid JSON: ${(err as Error).message}` };
-  }
-  const result = argsSchema.safeParse(parsed);
-  if (!result.success) {
-    return {
-      ok: false,
-      error: `invalid complete arguments: ${result.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`,
-    };
-  }
-  return { ok: true, args: result.data };
+export function parseComplete(rawArgs: string): ToolArgsCheck<CompleteArgs> {
+  return parseToolArgs(COMPLETE_TOOL, argsSchema, rawArgs);
 }

@@ -2,6 +2,7 @@
 import type OpenAI from 'openai';
 import { z } from 'zod';
 import type { ToolContext, ToolDefinition, ToolOutput } from './tool.js';
+import { parseToolArgs } from './tool-args.js';
 import { builtinToolsOfKind } from './tool-registry.js';
 import { truncateText } from './truncate.js';
 
@@ -35,34 +36,16 @@ export function toOpenAiTool(def: ToolDefinition): OpenAI.Chat.Completions.ChatC
   return tool;
 }
 
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => {
-      const field = i.path.length ? i.path.map(String).join('.') : '(arguments)';
-      return `- ${field}: ${i.message}`;
-    })
-    .join('\n');
-}
-
 /**
  * Parses, validates and runs one tool call. Never throws: every failure becomes an error result
  * whose text tells the model what to fix. The result is kept within ctx.budgetTokens as a last resort.
  */
 export async function executeTool(def: ToolDefinition, rawArgs: string, ctx: ToolContext): Promise<ToolOutput> {
-  let parsed: unknown;
-  try {
-    // Some servers send "" for a call without arguments.
-    parsed = rawArgs.trim() === '' ? {} : JSON.parse(rawArgs);
-  } catch (err) {
-    return { isError: true, content: `arguments are not valid JSON: ${(err as Error).message}. Send ${def.name} a JSON object.` };
-  }
-  const checked = def.schema.safeParse(parsed);
-  if (!checked.success) {
-    return { isError: true, content: `invalid arguments for ${def.name}:\n${describeIssues(checked.error)}` };
-  }
+  const checked = parseToolArgs(def.name, def.schema, rawArgs);
+  if (!checked.ok) return { isError: true, content: checked.error };
   let out: ToolOutput;
   try {
-    out = await def.run(checked.data, ctx);
+    out = await def.run(checked.args, ctx);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     out = { isError: true, content: `${def.name} failed: ${message}` };

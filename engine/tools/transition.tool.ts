@@ -3,6 +3,7 @@
 // Per-movement limits are checked at call time; an invalid choice gets an error listing the valid ones.
 import { z } from 'zod';
 import type { ChatTool } from '../llm-client.js';
+import { lessonsArg, parseToolArgs } from './tool-args.js';
 import type { ControlToolName } from './tool-traits.js';
 
 export const TRANSITION_TOOL = 'transition' satisfies ControlToolName;
@@ -10,9 +11,9 @@ export const TRANSITION_TOOL = 'transition' satisfies ControlToolName;
 const argsSchema = z.object({
   next: z.string().min(1),
   summary: z.string().default(''),
-  lessons: z.union([z.array(z.string()), z.string()]).optional(),
+  lessons: lessonsArg,
 });
-export type TransitionArgs = z.infer<typeof argsSchema>;
+export type TransitionArgs = z.output<typeof argsSchema>;
 
 const DESCRIPTION =
   'Finish the current step and move the job to the next one. `next` must be one of the choices the ' +
@@ -39,29 +40,18 @@ export function buildTransitionTool(targets: string[]): ChatTool {
   };
 }
 
-export type TransitionCheck =
-  | { ok: true; args: TransitionArgs; lessons: string[] }
-  | { ok: false; error: string };
+export type TransitionCheck = { ok: true; args: TransitionArgs } | { ok: false; error: string };
 
+/** Parsed like every tool call; the movement's own targets are checked here, at call time. */
 export function checkTransition(rawArgs: string, movement: string, allowed: string[]): TransitionCheck {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(rawArgs || '{}');
-  } catch (err) {
-    return { ok: false, error: `transition arguments are not valid JSON: ${(err as Error).message}` };
-  }
-  const result = argsSchema.safeParse(parsed);
+  const parsed = parseToolArgs(TRANSITION_TOOL, argsSchema, rawArgs);
   const choices = allowed.length ? allowed.map((a) => `"${a}"`).join(', ') : '(none: call `complete` instead)';
-  if (!result.success) {
-    const fields = result.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
-    return { ok: false, error: `invalid transition arguments (${fields}). Valid choices for next: ${choices}.` };
-  }
-  if (!allowed.includes(result.data.next)) {
+  if (!parsed.ok) return { ok: false, error: `${parsed.error}\nValid choices for next: ${choices}.` };
+  if (!allowed.includes(parsed.args.next)) {
     return {
       ok: false,
-      error: `"${result.data.next}" is not a valid next step from "${movement}". Valid choices: ${choices}.`,
+      error: `"${parsed.args.next}" is not a valid next step from "${movement}". Valid choices: ${choices}.`,
     };
   }
-  const lessons = typeof result.data.lessons === 'string' ? [result.data.lessons] : (result.data.lessons ?? []);
-  return { ok: true, args: result.data, lessons: lessons.map((l) => l.trim()).filter(Boolean) };
+  return parsed;
 }

@@ -2,98 +2,21 @@
 // workflows): the ask limit and its deflections, approval expiry by a timer, and max_movements.
 // The workflow code is the real bundle on the run's dev server; no database, no model.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import type { Activities } from '../../activities/index.js';
-import type { MovementResult, Piece } from '../../core/types.js';
 import { MAX_ASK_LIMIT_DEFLECTIONS } from '../../core/types.js';
-import { parsePiece } from '../../engine/piece/piece-loader.js';
-import { installRuntime } from '../../infra/stack.js';
-import { loadConfig } from '../../config/config.js';
-import { WORKFLOWS_PATH } from '../../worker/workflows-path.js';
-import { replySignal, type JobWorkflowInput, type JobWorkflowResult } from '../../core/job-workflow-contract.js';
-import { temporalAddress } from '../helpers/test-stack.js';
+import { replySignal, type JobWorkflowResult } from '../../core/job-workflow-contract.js';
+import { mockedPiece as pieceWith, freshMocks as fresh, startMockedJobWorker, type MockedJobWorker, type Mocks } from '../helpers/mocked-job-worker.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-type MovementInput = Parameters<Activities['runMovement']>[0];
-
-interface Mocks {
-  piece: Piece;
-  /** What each runMovement call returns, in order (the last one repeats). */
-  results: Array<Partial<MovementResult>>;
-  movements: MovementInput[];
-  statuses: Array<{ status: string; waitReason: string | null }>;
-  expired: string[];
-}
-
-/** Activities that act on whichever test's mocks are current (one worker serves the whole file). */
-function mockActivities(mocks: () => Mocks): Activities {
-  return {
-    loadJobPiece: async () => ({ piece: mocks().piece, pieceHash: 'hash' }),
-    recordJobStatus: async (s: { status: string; waitReason: string | null }) => {
-      mocks().statuses.push({ status: s.status, waitReason: s.waitReason });
-    },
-    runMovement: async (input: MovementInput) => {
-      const m = mocks();
-      m.movements.push(input);
-      const scripted = m.results[Math.min(m.movements.length - 1, m.results.length - 1)];
-      return { movementRunId: input.movementRunId, movement: input.movement, next: null, summary: '', iterations: 1, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, ...scripted };
-    },
-    expireRequest: async (input: { requestId: string }) => {
-      mocks().expired.push(input.requestId);
-    },
-    describeChildJob: async () => {
-      throw new Error('no subtasks in these tests');
-    },
-  } as unknown as Activities;
-}
-
-const pieceWith = (extra: string): Piece =>
-  parsePiece(`name: mocked\ninitial_movement: work\nsystem_prompt: s\n${extra}\nmovements:\n  - name: work\n    instruction: do it\n    rules:\n      - condition: again\n        next: work\n`, 'mocked.yaml');
-
 describe('job workflow with mocked activities', () => {
-  let connection: Connection;
-  let client: Client;
-  let native: NativeConnection;
-  const taskQueue = `mocked-${randomUUID()}`;
-  let current: Mocks;
-  let worker: Worker;
-  let running: Promise<void>;
-
+  let mocked: MockedJobWorker;
   before(async () => {
-    installRuntime(loadConfig().logLevel);
-    connection = await Connection.connect({ address: temporalAddress() });
-    client = new Client({ connection });
-    native = await NativeConnection.connect({ address: temporalAddress() });
-    const bundle = process.env.MAESTRO_WORKFLOW_BUNDLE;
-    worker = await Worker.create({
-      connection: native,
-      taskQueue,
-      ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: WORKFLOWS_PATH }),
-      // One worker for the file; each test swaps in its own mocks through `current`.
-      activities: mockActivities(() => current),
-    });
-    running = worker.run();
+    mocked = await startMockedJobWorker();
   });
   after(async () => {
-    worker?.shutdown();
-    await running;
-    await native?.close();
-    await connection?.close();
+    await mocked?.stop();
   });
-
-  async function start(m: Mocks) {
-    current = m;
-    const jobId = randomUUID();
-    return client.workflow.start('jobWorkflow', {
-      taskQueue,
-      workflowId: `job-${jobId}`,
-      args: [{ jobId, pieceHash: 'hash', options: { heartbeatTimeoutSeconds: 30 } } satisfies JobWorkflowInput],
-    });
-  }
-  const fresh = (piece: Piece, results: Mocks['results']): Mocks => ({ piece, results, movements: [], statuses: [], expired: [] });
+  const start = (m: Mocks) => mocked.start(m);
 
   it('over the ask limit: no park, the movement runs again with a note, then aborts after the deflections', async () => {
     const m = fresh(pieceWith('max_asks: 1'), [{ next: 'ASK', summary: 'a question?' }]);
