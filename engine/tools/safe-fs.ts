@@ -10,7 +10,6 @@
 // path has become since.
 import { constants as C, type Dirent, type Stats } from 'node:fs';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 
 /** Linux O_PATH (not exported by Node). */
 export const O_PATH = 0o10000000;
@@ -37,11 +36,8 @@ export function errCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
 }
 
-export function isInside(root: string, p: string): boolean {
-  if (p === root) return true;
-  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
-  return p.startsWith(prefix);
-}
+/** The one containment check (config/path-roots.ts), under the name the file tools use. */
+export { isInsideOrEqual as isInside } from '../../config/path-roots.js';
 
 export function procFd(fh: fs.FileHandle, name?: string): string {
   return name === undefined ? `/proc/self/fd/${fh.fd}` : `/proc/self/fd/${fh.fd}/${name}`;
